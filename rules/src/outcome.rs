@@ -1,0 +1,298 @@
+//! How a game ends (RULES.md section 8): the result and the termination reason, from the
+//! position and its history.
+
+use crate::config::{RepetitionRule, StalemateResult};
+use crate::geometry::Color;
+use crate::moves::{Move, MoveList};
+use crate::position::Position;
+use crate::variant::MaterialDrawRule;
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    Win(Color),
+    Draw,
+}
+
+impl GameResult {
+    /// `1-0`, `0-1`, `1/2-1/2`.
+    pub fn pgn(self) -> &'static str {
+        match self {
+            GameResult::Win(Color::White) => "1-0",
+            GameResult::Win(Color::Black) => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+    /// Score for `c`: 1, 0.5 or 0.
+    pub fn score_for(self, c: Color) -> f32 {
+        match self {
+            GameResult::Win(w) if w == c => 1.0,
+            GameResult::Win(_) => 0.0,
+            GameResult::Draw => 0.5,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Termination {
+    Checkmate,
+    Stalemate,
+    /// A check won the game (Kar Ouk).
+    CheckWins,
+    /// Repetition drawn, or (Oxeli) a player left without moves by the repetition ban.
+    Repetition,
+    PerpetualCheck,
+    Chase,
+    Counting,
+    InsufficientMaterial,
+    MoveLimit,
+}
+
+impl Termination {
+    pub fn name(self) -> &'static str {
+        match self {
+            Termination::Checkmate => "checkmate",
+            Termination::Stalemate => "stalemate",
+            Termination::CheckWins => "check-wins",
+            Termination::Repetition => "repetition",
+            Termination::PerpetualCheck => "perpetual-check",
+            Termination::Chase => "chase",
+            Termination::Counting => "counting",
+            Termination::InsufficientMaterial => "insufficient-material",
+            Termination::MoveLimit => "move-limit",
+        }
+    }
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Outcome {
+    pub result: GameResult,
+    pub termination: Termination,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.result.pgn(), self.termination)
+    }
+}
+
+impl Position {
+    /// Earlier occurrences of the current position in the history (a position cannot repeat
+    /// across a capture or pawn move, so the search stops at the last one).
+    pub fn repetitions(&self) -> usize {
+        let states = self.states();
+        let (key, rule50) = *states.last().unwrap();
+        let n = states.len() - 1;
+        let back = (rule50 as usize).min(n);
+        (1..=back)
+            .filter(|&i| i % 2 == 0 && states[n - i].0 == key)
+            .count()
+    }
+
+    /// Legal moves in a game: `legal_moves` less those the repetition rule forbids (Oxeli: a
+    /// move that would make the fourth occurrence of a position).
+    pub fn game_moves(&mut self) -> MoveList {
+        let mut moves = self.legal_moves();
+        if self.variant().rules.repetition == RepetitionRule::ForbidFourth && !moves.is_empty() {
+            let all: Vec<Move> = moves.iter().copied().collect();
+            moves.clear();
+            for m in all {
+                self.make(m);
+                let forbidden = self.repetitions() >= 3;
+                self.unmake();
+                if !forbidden {
+                    moves.push(m);
+                }
+            }
+        }
+        moves
+    }
+
+    /// The game's end, if it has ended, by the variant's rules (and its move limit).
+    pub fn outcome(&mut self) -> Option<Outcome> {
+        let v = self.variant().clone();
+        let rules = &v.rules;
+        let stm = self.side_to_move();
+        let end = |result, termination| {
+            Some(Outcome {
+                result,
+                termination,
+            })
+        };
+        if rules.checks_to_win > 0 {
+            let c = self.checks_remaining();
+            for side in Color::BOTH {
+                if c[side as usize] == 0 {
+                    return end(GameResult::Win(side), Termination::CheckWins);
+                }
+            }
+        }
+        let moves = self.game_moves();
+        if moves.is_empty() {
+            if self.in_check() {
+                return end(GameResult::Win(!stm), Termination::Checkmate);
+            }
+            if !self.legal_moves().is_empty() {
+                // Every move is forbidden by the repetition ban: the player loses.
+                return end(GameResult::Win(!stm), Termination::Repetition);
+            }
+            let result = match rules.stalemate {
+                StalemateResult::Loss => GameResult::Win(!stm),
+                StalemateResult::Draw => GameResult::Draw,
+                StalemateResult::Win => GameResult::Win(stm),
+            };
+            return end(result, Termination::Stalemate);
+        }
+        if self.insufficient_material() {
+            return end(GameResult::Draw, Termination::InsufficientMaterial);
+        }
+        let (ply, limit) = self.counting();
+        if limit != 0 && ply > limit {
+            return end(GameResult::Draw, Termination::Counting);
+        }
+        match rules.repetition {
+            RepetitionRule::Draw if self.repetitions() >= 2 => {
+                return end(GameResult::Draw, Termination::Repetition)
+            }
+            RepetitionRule::Xiangqi if self.repetitions() >= 3 => {
+                return Some(self.adjudicate_repetition())
+            }
+            _ => {}
+        }
+        if self.game_ply() >= rules.move_limit {
+            return end(GameResult::Draw, Termination::MoveLimit);
+        }
+        None
+    }
+
+    /// Neither side can mate under one of the variant's material rules.
+    pub fn insufficient_material(&self) -> bool {
+        let v = self.variant().clone();
+        if v.rules.insufficient_material.is_empty() {
+            return false;
+        }
+        let royal = v.royal_kind();
+        let mut counts = vec![0u32; v.pieces.len()];
+        for (k, c) in counts.iter_mut().enumerate() {
+            if k != royal {
+                *c = self.count(k, Color::White) + self.count(k, Color::Black);
+            }
+        }
+        let total: u32 = counts.iter().sum();
+        v.rules.insufficient_material.iter().any(|r| match r {
+            MaterialDrawRule::Only(ks) => counts
+                .iter()
+                .enumerate()
+                .all(|(k, &n)| n == 0 || ks.contains(&k)),
+            MaterialDrawRule::AtMostOneOf(ks) => {
+                total == 0 || (total == 1 && ks.iter().any(|&k| counts[k] == 1))
+            }
+        })
+    }
+
+    /// RULES.md 6.1: at the fourth occurrence, look at the moves since the first one.
+    fn adjudicate_repetition(&mut self) -> Outcome {
+        let key = self.key();
+        let states = self.states();
+        let n = states.len() - 1;
+        // The first of the (at least four) occurrences within the reversible stretch.
+        let back = (states[n].1 as usize).min(n);
+        let first = (1..=back)
+            .filter(|&i| i % 2 == 0 && states[n - i].0 == key)
+            .max()
+            .unwrap_or(0);
+        let history = self.history();
+        let cycle: Vec<Move> = history[history.len() - first..].to_vec();
+        let mut replay = self.clone();
+        for _ in 0..first {
+            replay.unmake();
+        }
+        let mut all_check = [true, true];
+        let mut chase: [Option<Vec<usize>>; 2] = [None, None];
+        let mut moved = [false, false];
+        for &m in &cycle {
+            let mover = replay.side_to_move();
+            let mi = mover as usize;
+            // The chased pieces of the other side follow their moves.
+            let other = 1 - mi;
+            if let Some(set) = chase[other].as_mut() {
+                for s in set.iter_mut() {
+                    if *s == m.from() {
+                        *s = m.to();
+                    }
+                }
+            }
+            replay.make(m);
+            moved[mi] = true;
+            let gave_check = replay.in_check();
+            all_check[mi] &= gave_check;
+            let now = replay.chased_by_last_move(m);
+            chase[mi] = Some(match chase[mi].take() {
+                None => now,
+                Some(prev) => prev.into_iter().filter(|s| now.contains(s)).collect(),
+            });
+        }
+        let stm = self.side_to_move();
+        let loser = |side: usize| Outcome {
+            result: GameResult::Win(if side == 0 {
+                Color::Black
+            } else {
+                Color::White
+            }),
+            termination: Termination::PerpetualCheck,
+        };
+        let checks = [all_check[0] && moved[0], all_check[1] && moved[1]];
+        if checks[0] != checks[1] {
+            return loser(if checks[0] { 0 } else { 1 });
+        }
+        let chases = [
+            chase[0].as_ref().is_some_and(|s| !s.is_empty()),
+            chase[1].as_ref().is_some_and(|s| !s.is_empty()),
+        ];
+        if chases[0] != chases[1] {
+            let mut o = loser(if chases[0] { 0 } else { 1 });
+            o.termination = Termination::Chase;
+            return o;
+        }
+        let _ = stm;
+        Outcome {
+            result: GameResult::Draw,
+            termination: Termination::Repetition,
+        }
+    }
+
+    /// After `m` (just made), the enemy pieces that the mover attacks and that are not
+    /// defended: the squares of the pieces it chases. Royal pieces are not counted (that is
+    /// check), nor attacks by royal pieces or pieces that may not chase.
+    fn chased_by_last_move(&self, _m: Move) -> Vec<usize> {
+        let v = self.variant().clone();
+        let victim = self.side_to_move();
+        let chaser = !victim;
+        let size = v.size;
+        let royal = v.royal_kind();
+        let mut out = Vec::new();
+        for s in 0..size.squares() {
+            let Some((k, c)) = self.piece_at(crate::geometry::Square(s as u8)) else {
+                continue;
+            };
+            if c != chaser || k == royal || !v.pieces[k].chases {
+                continue;
+            }
+            for t in self.piece_attacks(s) {
+                if let Some((tk, tc)) = self.piece_at(crate::geometry::Square(t as u8)) {
+                    if tc == victim && tk != royal && !self.defended(t, victim) && !out.contains(&t)
+                    {
+                        out.push(t);
+                    }
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,2 @@
+//! Training loop, checkpoints and metrics for the policy/value network. Links libtorch.
+//! (Built in a later issue.)
