@@ -8,6 +8,7 @@ use std::time::Instant;
 use varzero_rules::{Position, Variant};
 
 mod bench;
+mod probe;
 
 #[derive(Parser)]
 #[command(
@@ -78,6 +79,8 @@ enum Cmd {
         #[command(subcommand)]
         cmd: VariantCmd,
     },
+    /// Machine interface: one JSON request per line on stdin, one JSON answer per line.
+    Probe,
     /// Benchmarks (release builds only).
     Bench {
         #[command(subcommand)]
@@ -214,6 +217,7 @@ fn run(cli: Cli) -> Result<()> {
             }
         },
         Cmd::Bench { cmd } => bench::run(cmd)?,
+        Cmd::Probe => probe::run()?,
     }
     Ok(())
 }
