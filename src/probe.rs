@@ -1,7 +1,178 @@
 //! `varzero probe`: a JSON-lines machine interface to the rules core (see docs/probe.md).
+//!
+//! One request per input line, one answer per output line, flushed after each answer, so a
+//! tester can keep one process open and talk to it line by line. Every failure is answered
+//! with `{"error": "..."}` and the process goes on with the next line.
 
 use anyhow::Result;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+use varzero_rules::{Position, Variant};
+
+/// Compiled variants, keyed by (name, rule overrides).
+#[derive(Default)]
+struct Cache {
+    variants: HashMap<(String, Vec<String>), Arc<Variant>>,
+}
+
+impl Cache {
+    fn get(&mut self, name: &str, sets: &[String]) -> Result<Arc<Variant>, String> {
+        let key = (name.to_string(), sets.to_vec());
+        if let Some(v) = self.variants.get(&key) {
+            return Ok(v.clone());
+        }
+        let base = Variant::builtin(name).map_err(|e| format!("variant '{name}': {e}"))?;
+        let v = if sets.is_empty() {
+            base
+        } else {
+            base.with_overrides(sets)
+                .map_err(|e| format!("variant '{name}' with set {sets:?}: {e}"))?
+        };
+        self.variants.insert(key, v.clone());
+        Ok(v)
+    }
+}
 
 pub fn run() -> Result<()> {
-    anyhow::bail!("probe is not implemented yet")
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut cache = Cache::default();
+    let mut line = String::new();
+    let mut input = stdin.lock();
+    loop {
+        line.clear();
+        // A line that is not UTF-8 is an error answer, not the end of the session.
+        let mut raw = Vec::new();
+        if input.read_until(b'\n', &mut raw)? == 0 {
+            break;
+        }
+        let answer = match String::from_utf8(raw) {
+            Ok(s) => {
+                line.push_str(&s);
+                let text = line.trim();
+                if text.is_empty() {
+                    continue;
+                }
+                answer(&mut cache, text)
+            }
+            Err(_) => error("request is not UTF-8"),
+        };
+        serde_json::to_writer(&mut out, &answer)?;
+        out.write_all(b"\n")?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+fn error(msg: impl Into<String>) -> Value {
+    json!({ "error": msg.into() })
+}
+
+/// One answer; a panic in the engine is caught and answered as an error too.
+fn answer(cache: &mut Cache, text: &str) -> Value {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(cache, text))) {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => error(e),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            error(format!("internal error (panic): {msg}"))
+        }
+    }
+}
+
+fn strings(req: &Map<String, Value>, key: &str) -> Result<Vec<String>, String> {
+    match req.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("'{key}' must be a list of strings"))
+            })
+            .collect(),
+        // A single string of space-separated items is accepted as a convenience.
+        Some(Value::String(s)) => Ok(s.split_whitespace().map(str::to_string).collect()),
+        Some(_) => Err(format!("'{key}' must be a list of strings")),
+    }
+}
+
+fn handle(cache: &mut Cache, text: &str) -> Result<Value, String> {
+    let req: Value = serde_json::from_str(text).map_err(|e| format!("bad JSON: {e}"))?;
+    let req = req
+        .as_object()
+        .ok_or_else(|| "request must be a JSON object".to_string())?;
+    for k in req.keys() {
+        if !matches!(k.as_str(), "variant" | "fen" | "moves" | "set") {
+            return Err(format!("unknown field '{k}'"));
+        }
+    }
+    let name = match req.get("variant") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(_) => return Err("'variant' must be a string".into()),
+        None => return Err("missing 'variant'".into()),
+    };
+    let sets = strings(req, "set")?;
+    let moves = strings(req, "moves")?;
+    let v = cache.get(name, &sets)?;
+    let mut pos = match req.get("fen") {
+        None | Some(Value::Null) => Position::start(&v),
+        Some(Value::String(f)) if f == "startpos" => Position::start(&v),
+        Some(Value::String(f)) => {
+            Position::from_fen(&v, f).map_err(|e| format!("bad FEN '{f}': {e}"))?
+        }
+        Some(_) => return Err("'fen' must be a string".into()),
+    };
+    for (i, m) in moves.iter().enumerate() {
+        if let Some(o) = pos.outcome() {
+            return Err(format!(
+                "move {} '{m}': the game is already over ({o})",
+                i + 1
+            ));
+        }
+        let mv = pos
+            .parse_uci(m)
+            .map_err(|e| format!("move {} '{m}': {e} (position {})", i + 1, pos.fen()))?;
+        // The repetition ban (Oxeli) is game legality, not perft legality.
+        if !pos.game_moves().iter().any(|&g| g == mv) {
+            return Err(format!(
+                "move {} '{m}': forbidden by the repetition rule (position {})",
+                i + 1,
+                pos.fen()
+            ));
+        }
+        pos.make(mv);
+    }
+    let mut legal: Vec<String> = pos.game_moves().iter().map(|&m| pos.uci(m)).collect();
+    legal.sort();
+    let outcome = pos.outcome();
+    let (ply, limit) = pos.counting();
+    let counting = if limit != 0 {
+        json!({ "ply": ply, "limit": limit })
+    } else {
+        Value::Null
+    };
+    let checks = if v.rules.checks_to_win > 0 {
+        let c = pos.checks_remaining();
+        json!([c[0], c[1]])
+    } else {
+        Value::Null
+    };
+    Ok(json!({
+        "legal": legal,
+        "fen": pos.fen(),
+        "check": pos.in_check(),
+        "ended": outcome.is_some(),
+        "result": outcome.map(|o| o.result.pgn()),
+        "termination": outcome.map(|o| o.termination.name()),
+        "counting": counting,
+        "checks_remaining": checks,
+    }))
 }

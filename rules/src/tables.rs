@@ -2,6 +2,8 @@
 //! piece, colour and square: leap target sets, lame-leap entries (block mask + targets), and the
 //! ray directions of sliders and hoppers. Reverse tables answer "who attacks this square".
 
+#![allow(clippy::needless_range_loop)] // table construction walks squares and directions by index
+
 use crate::betza::Atom;
 use crate::bitboard::Bitboard;
 use crate::config::FaceOff;
@@ -304,7 +306,7 @@ impl<B: Bitboard> Tables<B> {
         }
 
         // Deterministic keys, seeded by the board so that tables are reproducible everywhere.
-        let mut rng = SplitMix(0x5eed_0f_7a12e0 ^ (n as u64));
+        let mut rng = SplitMix(0x5eed_0f7a_12e0 ^ (n as u64));
         let zobrist_piece = (0..n)
             .map(|_| {
                 let mut a = [0u64; 2 * crate::variant::MAX_KINDS + 2];
