@@ -64,6 +64,11 @@ pub struct PieceConfig {
     /// (Cambodian: the king's jump is lost to a rook move onto its rank or file).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub right_lost_to: Vec<String>,
+    /// First-move leaps (Betza, leaps only) onto the square of an own pawn that steps one
+    /// square forward in the same move (Makruk's Sut Met `fD`, Sut Ma `N`). Needs the piece to
+    /// hold its first-move right.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push_pawn: Option<String>,
     /// Whether the piece's attacks count as a chase for the xiangqi repetition rule (the
     /// soldier's do not; royal pieces never chase).
     #[serde(default = "yes")]

@@ -17,6 +17,15 @@ impl Move {
     pub fn with_promotion(from: usize, to: usize, kind: usize) -> Move {
         Move(from as u32 | (to as u32) << 7 | (kind as u32 + 1) << 14)
     }
+    /// A first move that also pushes the own pawn on `to` one square forward.
+    #[inline(always)]
+    pub fn with_pawn_push(from: usize, to: usize) -> Move {
+        Move(from as u32 | (to as u32) << 7 | 1 << 18)
+    }
+    #[inline(always)]
+    pub fn pushes_pawn(self) -> bool {
+        self.0 >> 18 & 1 == 1
+    }
     #[inline(always)]
     pub fn from(self) -> usize {
         (self.0 & 0x7f) as usize

@@ -335,8 +335,44 @@ impl<B: Bitboard> Pos<B> {
                 for to in targets.squares() {
                     out.push(Move::new(from, to));
                 }
+                if pt.has_push && self.st.gates.has(from) && !(royal_blocked && kind == self.royal)
+                {
+                    let mut pawns = B::ZERO;
+                    for k in bits16(self.pawn_kinds) {
+                        pawns |= self.by_kind[k];
+                    }
+                    for to in (pt.push_pawn[from] & pawns & own).squares() {
+                        if let Some(step) = self.pawn_step(to) {
+                            if empty.has(step) {
+                                out.push(Move::with_pawn_push(from, to));
+                            }
+                        }
+                    }
+                }
             }
         }
+    }
+
+    fn pawn_step_raw(&self, sq: usize) -> usize {
+        let dy = if self.stm == Color::White { 1 } else { -1 };
+        self.v
+            .size
+            .offset(crate::geometry::Square(sq as u8), 0, dy)
+            .expect("pushed pawn's square")
+            .index()
+    }
+
+    /// The square one step forward of the own pawn on `sq`, outside its promotion zone.
+    fn pawn_step(&self, sq: usize) -> Option<usize> {
+        let code = self.board[sq] as usize;
+        let (kind, c) = ((code - 1) >> 1, (code - 1) & 1);
+        let dy = if c == 0 { 1 } else { -1 };
+        let step = self
+            .v
+            .size
+            .offset(crate::geometry::Square(sq as u8), 0, dy)?
+            .index();
+        (!self.t.pieces[kind * 2 + c].promo_zone.has(step)).then_some(step)
     }
 
     /// Squares from which a move may expose our king, and to which a move may (by becoming a
@@ -416,7 +452,10 @@ impl<B: Bitboard> Pos<B> {
     pub(crate) fn is_legal_full(&self, m: Move) -> bool {
         let us = self.stm;
         let (from, to) = (m.from(), m.to());
-        let occ = (self.occupied() ^ B::bit(from)) | B::bit(to);
+        let mut occ = (self.occupied() ^ B::bit(from)) | B::bit(to);
+        if m.pushes_pawn() {
+            occ |= B::bit(self.pawn_step(to).expect("generated push has a step"));
+        }
         let their = self.by_color[!us as usize] & !B::bit(to);
         let moving_royal = (self.board[from] as usize - 1) >> 1 == self.royal;
         let Some(k) = (if moving_royal {
@@ -458,7 +497,9 @@ impl<B: Bitboard> Pos<B> {
         }
         let (df, dt) = self.danger_masks(k);
         let df = df | B::bit(k);
-        out.retain(|m| !(df.has(m.from()) || dt.has(m.to())) || self.is_legal_full(m));
+        out.retain(|m| {
+            !(df.has(m.from()) || dt.has(m.to()) || m.pushes_pawn()) || self.is_legal_full(m)
+        });
     }
 
     /// Makes a move (assumed legal).
@@ -467,11 +508,20 @@ impl<B: Bitboard> Pos<B> {
         let (from, to) = (m.from(), m.to());
         let us = self.stm;
         let them = !us;
+        if m.pushes_pawn() {
+            let step = self.pawn_step(to).expect("generated push has a step");
+            let pawn = self.board[to] as usize - 1;
+            self.remove(to);
+            self.put(step, pawn >> 1, us);
+            self.st.rule50 = 0;
+        }
         let code = self.board[from];
         let kind = (code as usize - 1) >> 1;
         let captured = self.board[to];
         self.st.game_ply += 1;
-        self.st.rule50 = self.st.rule50.saturating_add(1);
+        if !m.pushes_pawn() {
+            self.st.rule50 = self.st.rule50.saturating_add(1);
+        }
         if self.st.count_limit != 0 {
             self.st.count_ply += 1;
         }
@@ -536,6 +586,12 @@ impl<B: Bitboard> Pos<B> {
         self.put_raw(from, u.moved);
         if u.captured != 0 {
             self.put_raw(to, u.captured);
+        }
+        if u.mv.pushes_pawn() {
+            let step = self.pawn_step_raw(to);
+            let pawn = self.board[step];
+            self.remove_raw(step);
+            self.put_raw(to, pawn);
         }
         self.st = u.prev;
     }

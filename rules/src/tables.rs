@@ -43,6 +43,9 @@ pub struct PieceTables<B> {
     /// Squares attacked on an empty board (for the "right lost to" rule).
     pub empty_attacks: Vec<B>,
     pub has_lame: bool,
+    /// First-move leaps onto an own pawn that steps forward (Makruk sutras).
+    pub push_pawn: Vec<B>,
+    pub has_push: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -181,7 +184,18 @@ impl<B: Bitboard> Tables<B> {
                     rev_lame: Vec::new(),
                     empty_attacks: vec![B::ZERO; n],
                     has_lame: false,
+                    push_pawn: vec![B::ZERO; n],
+                    has_push: !p.push_pawn.is_empty(),
                 };
+                for s in 0..n {
+                    for a in &p.push_pawn {
+                        if let Some(to) =
+                            size.offset(Square(s as u8), a.dx as i32, (a.dy * flip) as i32)
+                        {
+                            t.push_pawn[s] |= B::bit(to.index());
+                        }
+                    }
+                }
                 for a in p.atoms.iter().filter(|a| a.rider) {
                     let d = 1u16 << dir_index(a.dx, a.dy * flip);
                     match (a.hopper, a.can_move, a.can_capture) {

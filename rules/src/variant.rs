@@ -36,6 +36,8 @@ pub struct PieceDef {
     pub stand: ByColor<SquareSet>,
     pub promotion: Option<Promotion>,
     pub right_lost_to: Vec<usize>,
+    /// First-move leaps onto an own pawn that steps forward in the same move.
+    pub push_pawn: Vec<Atom>,
     pub chases: bool,
     pub value: f32,
 }
@@ -47,7 +49,7 @@ impl PieceDef {
         self.promotion.is_some()
     }
     pub fn has_initial_moves(&self) -> bool {
-        self.atoms.iter().any(|a| a.initial)
+        self.atoms.iter().any(|a| a.initial) || !self.push_pawn.is_empty()
     }
 }
 
@@ -101,6 +103,10 @@ pub struct Variant {
 /// The variant files shipped with varzero, compiled into the binary.
 pub const BUILTIN: &[(&str, &str)] = &[
     ("makruk", include_str!("../../configs/variants/makruk.toml")),
+    (
+        "makruk-sutras",
+        include_str!("../../configs/variants/makruk-sutras.toml"),
+    ),
     (
         "ouk-chatrang",
         include_str!("../../configs/variants/ouk-chatrang.toml"),
@@ -524,6 +530,23 @@ impl Variant {
                     None => p(&key("right_lost_to"), format!("no piece with letter '{l}'")),
                 }
             }
+            let push_pawn = match &pc.push_pawn {
+                None => Vec::new(),
+                Some(b) => match betza::parse(b) {
+                    Ok(a) if a.iter().all(|a| !a.rider && !a.lame && !a.hopper) => a,
+                    Ok(_) => {
+                        p(
+                            &key("push_pawn"),
+                            format!("'{b}': only plain leaps are allowed"),
+                        );
+                        Vec::new()
+                    }
+                    Err(e) => {
+                        p(&key("push_pawn"), format!("'{b}' {e}"));
+                        Vec::new()
+                    }
+                },
+            };
             let default_value = if pc.royal { 0.0 } else { 1.0 };
             pieces.push(PieceDef {
                 name: name.clone(),
@@ -534,6 +557,7 @@ impl Variant {
                 stand,
                 promotion,
                 right_lost_to,
+                push_pawn,
                 chases: pc.chases && !pc.royal,
                 value: pc.value.unwrap_or(default_value),
             });
