@@ -9,6 +9,7 @@ use varzero_rules::{Position, Variant};
 
 mod bench;
 mod probe;
+mod selfplay_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -79,6 +80,8 @@ enum Cmd {
         #[command(subcommand)]
         cmd: VariantCmd,
     },
+    /// Self-play games into a dataset directory (Parquet shards); reruns resume.
+    Selfplay(selfplay_cmd::SelfplayArgs),
     /// Machine interface: one JSON request per line on stdin, one JSON answer per line.
     Probe,
     /// Benchmarks (release builds only).
@@ -218,6 +221,7 @@ fn run(cli: Cli) -> Result<()> {
         },
         Cmd::Bench { cmd } => bench::run(cmd)?,
         Cmd::Probe => probe::run()?,
+        Cmd::Selfplay(a) => selfplay_cmd::run(a)?,
     }
     Ok(())
 }

@@ -11,10 +11,20 @@ use std::io::{BufRead, Write};
 use std::sync::Arc;
 use varzero_rules::{Position, Variant};
 
-/// Compiled variants, keyed by (name, rule overrides).
+/// Compiled variants, keyed by (name, rule overrides), and the position of the last request:
+/// a request that continues it (same variant, overrides and FEN, and a move list that extends
+/// the last one) only plays the new moves, so a tester that sends a growing move list each
+/// ply costs one move per request instead of the whole game.
 #[derive(Default)]
 struct Cache {
     variants: HashMap<(String, Vec<String>), Arc<Variant>>,
+    last: Option<Last>,
+}
+
+struct Last {
+    key: (String, Vec<String>, String),
+    moves: Vec<String>,
+    pos: Position,
 }
 
 impl Cache {
@@ -110,7 +120,7 @@ fn handle(cache: &mut Cache, text: &str) -> Result<Value, String> {
         .as_object()
         .ok_or_else(|| "request must be a JSON object".to_string())?;
     for k in req.keys() {
-        if !matches!(k.as_str(), "variant" | "fen" | "moves" | "set") {
+        if !matches!(k.as_str(), "variant" | "fen" | "moves" | "set" | "annotate") {
             return Err(format!("unknown field '{k}'"));
         }
     }
@@ -122,15 +132,75 @@ fn handle(cache: &mut Cache, text: &str) -> Result<Value, String> {
     let sets = strings(req, "set")?;
     let moves = strings(req, "moves")?;
     let v = cache.get(name, &sets)?;
-    let mut pos = match req.get("fen") {
-        None | Some(Value::Null) => Position::start(&v),
-        Some(Value::String(f)) if f == "startpos" => Position::start(&v),
-        Some(Value::String(f)) => {
-            Position::from_fen(&v, f).map_err(|e| format!("bad FEN '{f}': {e}"))?
-        }
+    let annotate = match req.get("annotate") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err("'annotate' must be true or false".into()),
+    };
+    let fen = match req.get("fen") {
+        None | Some(Value::Null) => "startpos".to_string(),
+        Some(Value::String(f)) => f.trim().to_string(),
         Some(_) => return Err("'fen' must be a string".into()),
     };
-    for (i, m) in moves.iter().enumerate() {
+    let key = (name.to_string(), sets.clone(), fen.clone());
+    let (mut pos, mut played) = match cache.last.take() {
+        Some(last) if last.key == key && moves.starts_with(&last.moves) => (last.pos, last.moves),
+        _ => {
+            let pos = if fen == "startpos" {
+                Position::start(&v)
+            } else {
+                Position::from_fen(&v, &fen).map_err(|e| format!("bad FEN '{fen}': {e}"))?
+            };
+            (pos, Vec::new())
+        }
+    };
+    let res = play(&mut pos, &moves, &mut played);
+    // Keep the position reached (even after an illegal move) for the next request.
+    let pos = &mut cache
+        .last
+        .insert(Last {
+            key,
+            moves: played,
+            pos,
+        })
+        .pos;
+    res?;
+    let mut legal: Vec<String> = pos.game_moves().iter().map(|&m| pos.uci(m)).collect();
+    legal.sort();
+    let outcome = pos.outcome();
+    let (ply, limit) = pos.counting();
+    let counting = if limit != 0 {
+        json!({ "ply": ply, "limit": limit })
+    } else {
+        Value::Null
+    };
+    let checks = if v.rules.checks_to_win > 0 {
+        let c = pos.checks_remaining();
+        json!([c[0], c[1]])
+    } else {
+        Value::Null
+    };
+    let mut answer = json!({
+        "legal": legal,
+        "fen": pos.fen(),
+        "check": pos.in_check(),
+        "ended": outcome.is_some(),
+        "result": outcome.map(|o| o.result.pgn()),
+        "termination": outcome.map(|o| o.termination.name()),
+        "counting": counting,
+        "checks_remaining": checks,
+    });
+    if annotate {
+        let (captures, checks) = annotations(pos);
+        answer["captures"] = json!(captures);
+        answer["checks"] = json!(checks);
+    }
+    Ok(answer)
+}
+
+/// Plays `moves[played.len()..]`, appending each move played to `played`.
+fn play(pos: &mut Position, moves: &[String], played: &mut Vec<String>) -> Result<(), String> {
+    for (i, m) in moves.iter().enumerate().skip(played.len()) {
         if let Some(o) = pos.outcome() {
             return Err(format!(
                 "move {} '{m}': the game is already over ({o})",
@@ -149,30 +219,27 @@ fn handle(cache: &mut Cache, text: &str) -> Result<Value, String> {
             ));
         }
         pos.make(mv);
+        played.push(m.clone());
     }
-    let mut legal: Vec<String> = pos.game_moves().iter().map(|&m| pos.uci(m)).collect();
-    legal.sort();
-    let outcome = pos.outcome();
-    let (ply, limit) = pos.counting();
-    let counting = if limit != 0 {
-        json!({ "ply": ply, "limit": limit })
-    } else {
-        Value::Null
-    };
-    let checks = if v.rules.checks_to_win > 0 {
-        let c = pos.checks_remaining();
-        json!([c[0], c[1]])
-    } else {
-        Value::Null
-    };
-    Ok(json!({
-        "legal": legal,
-        "fen": pos.fen(),
-        "check": pos.in_check(),
-        "ended": outcome.is_some(),
-        "result": outcome.map(|o| o.result.pgn()),
-        "termination": outcome.map(|o| o.termination.name()),
-        "counting": counting,
-        "checks_remaining": checks,
-    }))
+    Ok(())
+}
+
+/// The game-legal moves that capture and those that give check, each sorted.
+fn annotations(pos: &mut Position) -> (Vec<String>, Vec<String>) {
+    let moves: Vec<_> = pos.game_moves().iter().copied().collect();
+    let (mut captures, mut checks) = (Vec::new(), Vec::new());
+    for m in moves {
+        let name = pos.uci(m);
+        if pos.piece_at(m.to_sq()).is_some() {
+            captures.push(name.clone());
+        }
+        pos.make(m);
+        if pos.in_check() {
+            checks.push(name);
+        }
+        pos.unmake();
+    }
+    captures.sort();
+    checks.sort();
+    (captures, checks)
 }

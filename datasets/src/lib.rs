@@ -1,2 +1,19 @@
-//! Datasets: the Parquet schema for positions and games, atomic shard writing and sliding-window
-//! reading. (Built in a later issue.)
+//! Datasets: the Parquet schema of self-play data and how it is stored. A dataset directory
+//! holds shards; each shard is a directory `NNNNNNNN-TAG/` with `positions.parquet` (one row
+//! per position: FEN, sparse policy target, game result and root value, from the side to
+//! move's view) and `games.parquet` (one row per game). A shard appears by renaming a finished
+//! temporary directory, so readers never see half a shard and an interrupted writer loses no
+//! finished one. The schema version is stored in each file's key-value metadata. Readers return
+//! polars `LazyFrame`s over the newest shards (a sliding window), reading only what they need.
+
+mod error;
+mod records;
+mod shard;
+
+pub use error::{Error, Result};
+pub use polars;
+pub use records::{GameRecord, PositionRecord, GAMES_SCHEMA, POSITIONS_SCHEMA, SCHEMA_KEY};
+pub use shard::{
+    list_shards, read_games, read_positions, scan_games, scan_positions_window, write_shard,
+    ShardInfo, SkippedShard,
+};

@@ -116,6 +116,29 @@ impl Position {
 
     /// The game's end, if it has ended, by the variant's rules (and its move limit).
     pub fn outcome(&mut self) -> Option<Outcome> {
+        self.outcome_and_moves().0
+    }
+
+    /// The outcome together with the game moves (empty when the game has ended), so a search
+    /// generates them once per node.
+    pub fn outcome_and_moves(&mut self) -> (Option<Outcome>, MoveList) {
+        let moves = self.game_moves_unless_decided();
+        let o = self.outcome_given(&moves);
+        if o.is_some() {
+            (o, MoveList::new())
+        } else {
+            (None, moves)
+        }
+    }
+
+    fn game_moves_unless_decided(&mut self) -> MoveList {
+        if self.variant().rules.checks_to_win > 0 && self.checks_remaining().contains(&0) {
+            return MoveList::new();
+        }
+        self.game_moves()
+    }
+
+    fn outcome_given(&mut self, moves: &MoveList) -> Option<Outcome> {
         let v = self.variant().clone();
         let rules = &v.rules;
         let stm = self.side_to_move();
@@ -133,7 +156,6 @@ impl Position {
                 }
             }
         }
-        let moves = self.game_moves();
         if moves.is_empty() {
             if self.in_check() {
                 return end(GameResult::Win(!stm), Termination::Checkmate);

@@ -1,0 +1,161 @@
+//! The evaluator: given a batch of leaf positions, a prior over each one's legal moves and a
+//! win/draw/loss value from its side to move's view. Positions are encoded into the batch at
+//! the leaf (so the search never copies positions), then evaluated in one call.
+
+use std::sync::Arc;
+use varzero_rules::{Color, Move, Position, Variant};
+
+/// One batch of leaves: `n` encodings of `input_len` floats each, and each leaf's legal moves.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    pub n: usize,
+    pub input_len: usize,
+    pub inputs: Vec<f32>,
+    pub moves: Vec<Move>,
+    /// Per leaf: its moves are `moves[start..end]`.
+    pub ranges: Vec<(u32, u32)>,
+    pub side_to_move: Vec<Color>,
+}
+
+impl Batch {
+    pub fn clear(&mut self) {
+        self.n = 0;
+        self.inputs.clear();
+        self.moves.clear();
+        self.ranges.clear();
+        self.side_to_move.clear();
+    }
+
+    /// Adds a leaf; `encode` fills its input slice.
+    pub fn push(&mut self, ev: &dyn Evaluator, pos: &Position, moves: &[Move]) -> usize {
+        self.input_len = ev.input_len();
+        let start = self.inputs.len();
+        self.inputs.resize(start + self.input_len, 0.0);
+        ev.encode(pos, &mut self.inputs[start..]);
+        let m0 = self.moves.len() as u32;
+        self.moves.extend_from_slice(moves);
+        self.ranges.push((m0, self.moves.len() as u32));
+        self.side_to_move.push(pos.side_to_move());
+        self.n += 1;
+        self.n - 1
+    }
+}
+
+/// What the evaluator returns: one prior per move of the batch (same order), one WDL per leaf.
+#[derive(Clone, Debug, Default)]
+pub struct Evaluation {
+    pub priors: Vec<f32>,
+    pub wdl: Vec<[f32; 3]>,
+}
+
+pub trait Evaluator: Send + Sync {
+    /// Identifies the evaluator in datasets (`uniform`, `material`, a net's file and step).
+    fn id(&self) -> String;
+    /// Floats per encoded position.
+    fn input_len(&self) -> usize;
+    /// Encodes a leaf position into `out` (`input_len` floats, zeroed).
+    fn encode(&self, pos: &Position, out: &mut [f32]);
+    /// Evaluates a batch: `out.priors` gets one prior per move, `out.wdl` one value per leaf.
+    fn evaluate(&self, batch: &Batch, out: &mut Evaluation);
+}
+
+fn uniform_priors(batch: &Batch, out: &mut Evaluation) {
+    out.priors.clear();
+    for &(a, b) in &batch.ranges {
+        let k = (b - a) as f32;
+        out.priors
+            .extend(std::iter::repeat_n(1.0 / k.max(1.0), (b - a) as usize));
+    }
+}
+
+/// Uniform priors and a draw-leaning value: the search then runs on terminal scores alone.
+pub struct UniformEvaluator;
+
+impl Evaluator for UniformEvaluator {
+    fn id(&self) -> String {
+        "uniform".into()
+    }
+    fn input_len(&self) -> usize {
+        0
+    }
+    fn encode(&self, _pos: &Position, _out: &mut [f32]) {}
+    fn evaluate(&self, batch: &Batch, out: &mut Evaluation) {
+        uniform_priors(batch, out);
+        out.wdl.clear();
+        out.wdl.resize(batch.n, [0.25, 0.5, 0.25]);
+    }
+}
+
+/// Uniform priors; the value is the material balance (the variant file's piece values, pawn =
+/// 1) from the side to move's view, squashed to win/draw/loss.
+pub struct MaterialEvaluator {
+    values: Vec<f32>,
+    /// Logistic scale per pawn of advantage.
+    pub scale: f32,
+}
+
+impl MaterialEvaluator {
+    pub fn new(v: &Arc<Variant>) -> MaterialEvaluator {
+        MaterialEvaluator {
+            values: v
+                .pieces
+                .iter()
+                .map(|p| if p.royal { 0.0 } else { p.value })
+                .collect(),
+            scale: 0.5,
+        }
+    }
+
+    /// Material balance in pawns for the side to move.
+    pub fn balance(&self, pos: &Position) -> f32 {
+        let stm = pos.side_to_move();
+        self.values
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| v * (pos.count(k, stm) as f32 - pos.count(k, !stm) as f32))
+            .sum()
+    }
+
+    /// The WDL of a balance: the expected score is logistic in the balance, and the draw share
+    /// shrinks as the balance grows.
+    pub fn wdl(&self, balance: f32) -> [f32; 3] {
+        let s = 1.0 / (1.0 + (-self.scale * balance).exp());
+        let d = 0.4 * (1.0 - (2.0 * s - 1.0).abs());
+        [s - d / 2.0, d, 1.0 - s - d / 2.0]
+    }
+}
+
+impl Evaluator for MaterialEvaluator {
+    fn id(&self) -> String {
+        "material".into()
+    }
+    fn input_len(&self) -> usize {
+        1
+    }
+    fn encode(&self, pos: &Position, out: &mut [f32]) {
+        out[0] = self.balance(pos);
+    }
+    fn evaluate(&self, batch: &Batch, out: &mut Evaluation) {
+        uniform_priors(batch, out);
+        out.wdl.clear();
+        out.wdl
+            .extend((0..batch.n).map(|i| self.wdl(batch.inputs[i])));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn material_value_is_from_side_to_move() {
+        let v = Variant::builtin("makruk").unwrap();
+        let ev = MaterialEvaluator::new(&v);
+        // White is a rook up; Black to move sees a deficit.
+        let pos = Position::from_fen(&v, "4k3/8/8/8/8/8/8/R3K3 b - - 0 1").unwrap();
+        assert_eq!(ev.balance(&pos), -5.0);
+        let w = ev.wdl(-5.0);
+        assert!(w[2] > w[0]);
+        assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+    }
+}

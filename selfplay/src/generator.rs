@@ -1,0 +1,447 @@
+//! The self-play generator: worker threads each advance many games at once, gathering the
+//! leaves of all of them into one batch per evaluator call; a writer turns finished games into
+//! shards. Game `i` of a run is seeded from the run seed and `i`, so its moves do not depend on
+//! threads or batching, and a resumed run plays exactly the games that are missing.
+
+use crate::config::{SearchConfig, SelfplayConfig};
+use crate::evaluator::{Batch, Evaluation, Evaluator};
+use crate::mcts::{Leaf, NodeState, Tree};
+use crate::rng::Rng;
+use std::collections::{BTreeSet, VecDeque};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use varzero_datasets::{GameRecord, PositionRecord};
+use varzero_rules::{GameResult, Move, Outcome, Position, Variant};
+
+/// Counters shared with whoever shows progress.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub games: AtomicU64,
+    pub positions: AtomicU64,
+    pub playouts: AtomicU64,
+    pub plies: AtomicU64,
+    pub white_wins: AtomicU64,
+    pub draws: AtomicU64,
+    pub black_wins: AtomicU64,
+    /// Nanoseconds inside evaluator calls, and in the workers' loops in all.
+    pub eval_nanos: AtomicU64,
+    pub worker_nanos: AtomicU64,
+    pub shards: AtomicU64,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub games_played: u64,
+    pub games_already_done: u64,
+    pub positions: u64,
+    pub shards_written: u64,
+    pub skipped_shards: Vec<String>,
+}
+
+/// A finished game, ready for the writer.
+pub struct FinishedGame {
+    pub positions: Vec<PositionRecord>,
+    pub game: GameRecord,
+    pub outcome: Outcome,
+}
+
+struct Game {
+    id: u64,
+    seed: u64,
+    rng: Rng,
+    pos: Position,
+    tree: Tree,
+    start_fen: String,
+    moves: Vec<String>,
+    records: Vec<PositionRecord>,
+    target: u32,
+    full: bool,
+    noised: bool,
+}
+
+pub struct Generator {
+    pub variant: Arc<Variant>,
+    pub evaluator: Arc<dyn Evaluator>,
+    pub search: SearchConfig,
+    pub run: SelfplayConfig,
+    pub stats: Arc<Stats>,
+    /// Set to stop early (games in progress are dropped, finished ones written).
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Generator {
+    pub fn new(
+        variant: Arc<Variant>,
+        evaluator: Arc<dyn Evaluator>,
+        search: SearchConfig,
+        run: SelfplayConfig,
+    ) -> Generator {
+        Generator {
+            variant,
+            evaluator,
+            search,
+            run,
+            stats: Arc::default(),
+            stop: Arc::default(),
+        }
+    }
+
+    fn new_game(&self, id: u64) -> Game {
+        let seed = Rng::derive(self.run.seed, id);
+        let pos = Position::start(&self.variant);
+        let mut g = Game {
+            id,
+            seed,
+            rng: Rng::new(seed),
+            start_fen: pos.fen(),
+            pos,
+            tree: Tree::new(),
+            moves: Vec::new(),
+            records: Vec::new(),
+            target: 0,
+            full: true,
+            noised: false,
+        };
+        self.plan_move(&mut g);
+        g
+    }
+
+    /// Full or cheap search for the next move (playout-cap randomisation).
+    fn plan_move(&self, g: &mut Game) {
+        let cheap =
+            self.search.cheap_fraction > 0.0 && g.rng.uniform() < self.search.cheap_fraction as f64;
+        g.full = !cheap;
+        g.target = if cheap {
+            self.search.cheap_playouts.max(1)
+        } else {
+            self.search.playouts.max(1)
+        };
+        g.noised = false;
+    }
+
+    fn wants_noise(&self, g: &Game) -> bool {
+        self.run.noise && g.full && self.search.dirichlet_epsilon > 0.0
+    }
+
+    /// Chooses and plays the move at a finished search, recording the position.
+    fn play_move(&self, g: &mut Game) {
+        let visits: Vec<(Move, u32)> = g.tree.root_visits().collect();
+        let total: u32 = visits.iter().map(|v| v.1).sum();
+        let ply = g.moves.len() as u32;
+        let mv = if g.full && ply < self.search.temperature_plies && self.search.temperature > 0.0 {
+            let t = 1.0 / self.search.temperature as f64;
+            let w: Vec<f64> = visits.iter().map(|v| (v.1 as f64).powf(t)).collect();
+            let sum: f64 = w.iter().sum();
+            let mut r = g.rng.uniform() * sum;
+            let mut pick = visits[0].0;
+            for (i, x) in w.iter().enumerate() {
+                if r < *x {
+                    pick = visits[i].0;
+                    break;
+                }
+                r -= x;
+            }
+            pick
+        } else {
+            let edges = g.tree.edges_of(g.tree.root);
+            let best = visits
+                .iter()
+                .zip(edges)
+                .max_by(|a, b| {
+                    (a.0 .1, a.1.prior)
+                        .partial_cmp(&(b.0 .1, b.1.prior))
+                        .unwrap()
+                })
+                .map(|x| x.0 .0)
+                .unwrap();
+            best
+        };
+        let uci = g.pos.uci(mv);
+        let (policy_moves, policy_probs) = visits
+            .iter()
+            .filter(|v| v.1 > 0)
+            .map(|v| (g.pos.uci(v.0), v.1 as f32 / total.max(1) as f32))
+            .unzip();
+        g.records.push(PositionRecord {
+            game_id: g.id,
+            ply,
+            variant: self.variant.name.clone(),
+            rules_hash: format!("{:016x}", self.variant.rules_hash),
+            fen: g.pos.fen(),
+            policy_moves,
+            policy_probs,
+            result_wdl: [0.0; 3],
+            root_wdl: g.tree.root_value(),
+            visits: total,
+            full_search: g.full,
+            evaluator: self.evaluator.id(),
+        });
+        g.pos.make(mv);
+        g.moves.push(uci);
+        g.tree.advance(mv, self.search.tree_reuse);
+        self.plan_move(g);
+    }
+
+    fn finish(&self, mut g: Game) -> FinishedGame {
+        let outcome = g.pos.outcome().expect("finished game has an outcome");
+        let first = Position::start(&self.variant).side_to_move();
+        for r in &mut g.records {
+            let stm = if r.ply % 2 == 0 { first } else { !first };
+            r.result_wdl = match outcome.result {
+                GameResult::Draw => [0.0, 1.0, 0.0],
+                GameResult::Win(c) if c == stm => [1.0, 0.0, 0.0],
+                GameResult::Win(_) => [0.0, 0.0, 1.0],
+            };
+        }
+        let game = GameRecord {
+            game_id: g.id,
+            variant: self.variant.name.clone(),
+            rules_hash: format!("{:016x}", self.variant.rules_hash),
+            result: outcome.result.pgn().into(),
+            termination: outcome.termination.name().into(),
+            plies: g.moves.len() as u32,
+            seed: g.seed,
+            evaluator: self.evaluator.id(),
+            search: serde_json::to_string(&self.search).unwrap_or_default(),
+            start_fen: g.start_fen.clone(),
+            moves: g.moves.join(" "),
+        };
+        FinishedGame {
+            positions: g.records,
+            game,
+            outcome,
+        }
+    }
+
+    /// One worker: advances up to `games_per_worker` games at once until the queue is empty.
+    fn worker(&self, queue: &Mutex<VecDeque<u64>>, out: &mpsc::Sender<FinishedGame>) {
+        let start = Instant::now();
+        let mut games: Vec<Game> = Vec::new();
+        let mut batch = Batch::default();
+        let mut eval = Evaluation::default();
+        let mut pending: Vec<(usize, u32, u32)> = Vec::new(); // (game, path start, path end)
+        let mut paths: Vec<u32> = Vec::new();
+        let mut path: Vec<u32> = Vec::new();
+        let mut moves_scratch: Vec<Move> = Vec::new();
+        let mut noise_scratch: Vec<f32> = Vec::new();
+        let ev = &*self.evaluator;
+        loop {
+            while games.len() < self.run.games_per_worker.max(1)
+                && !self.stop.load(Ordering::Relaxed)
+            {
+                let Some(id) = queue.lock().unwrap().pop_front() else {
+                    break;
+                };
+                games.push(self.new_game(id));
+            }
+            if games.is_empty() || self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            batch.clear();
+            pending.clear();
+            paths.clear();
+            let mut playouts = 0u64;
+            for (gi, g) in games.iter_mut().enumerate() {
+                for _ in 0..self.search.leaves_per_game.max(1) {
+                    let root = g.tree.root();
+                    if root.state == NodeState::Terminal
+                        || (root.state == NodeState::Expanded && root.visits >= g.target)
+                    {
+                        break;
+                    }
+                    path.clear();
+                    let leaf = g.tree.descend(&mut g.pos, &self.search, &mut path);
+                    if let Leaf::NeedsEval(node) = leaf {
+                        moves_scratch.clear();
+                        moves_scratch.extend(g.tree.edges_of(node).iter().map(|e| e.mv));
+                        batch.push(ev, &g.pos, &moves_scratch);
+                        let s = paths.len() as u32;
+                        paths.extend_from_slice(&path);
+                        pending.push((gi, s, paths.len() as u32));
+                    }
+                    for _ in 1..path.len() {
+                        g.pos.unmake();
+                    }
+                    if leaf == Leaf::Collision {
+                        break;
+                    }
+                    playouts += 1;
+                }
+            }
+            if batch.n > 0 {
+                let t = Instant::now();
+                ev.evaluate(&batch, &mut eval);
+                self.stats
+                    .eval_nanos
+                    .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                for (i, &(gi, a, b)) in pending.iter().enumerate() {
+                    let (m0, m1) = batch.ranges[i];
+                    games[gi].tree.apply_evaluation(
+                        &paths[a as usize..b as usize],
+                        &eval.priors[m0 as usize..m1 as usize],
+                        eval.wdl[i],
+                    );
+                }
+            }
+            self.stats.playouts.fetch_add(playouts, Ordering::Relaxed);
+            let mut i = 0;
+            while i < games.len() {
+                let g = &mut games[i];
+                if !g.noised && g.tree.root().state == NodeState::Expanded {
+                    if self.wants_noise(g) {
+                        g.tree.add_root_noise(
+                            &mut g.rng,
+                            self.search.dirichlet_alpha,
+                            self.search.dirichlet_epsilon,
+                            &mut noise_scratch,
+                        );
+                    }
+                    g.noised = true;
+                }
+                let root = *g.tree.root();
+                if root.state == NodeState::Terminal {
+                    let g = games.swap_remove(i);
+                    let fin = self.finish(g);
+                    if out.send(fin).is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                if root.state == NodeState::Expanded && root.visits >= g.target {
+                    self.play_move(g);
+                    self.stats.positions.fetch_add(1, Ordering::Relaxed);
+                }
+                i += 1;
+            }
+        }
+        self.stats
+            .worker_nanos
+            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    /// Plays games until `dir` holds `games` games (resuming what is there), writing shards.
+    pub fn run(&self, dir: &Path, games: u64) -> varzero_datasets::Result<Summary> {
+        let (shards, skipped) = varzero_datasets::list_shards(dir)?;
+        let mut done = BTreeSet::new();
+        for s in &shards {
+            for g in varzero_datasets::read_games(&s.path)? {
+                done.insert(g.game_id);
+            }
+        }
+        let todo: VecDeque<u64> = (0..games).filter(|id| !done.contains(id)).collect();
+        let mut summary = Summary {
+            games_already_done: done.iter().filter(|&&id| id < games).count() as u64,
+            skipped_shards: skipped.iter().map(|s| s.to_string()).collect(),
+            ..Summary::default()
+        };
+        let next_seq = AtomicU64::new(shards.iter().map(|s| s.seq + 1).max().unwrap_or(0));
+        let tag = format!(
+            "{:x}",
+            Rng::derive(
+                std::process::id() as u64,
+                Instant::now().elapsed().as_nanos() as u64 ^ self.run.seed
+            ) & 0xffff_ffff
+        );
+        let queue = Mutex::new(todo);
+        let (tx, rx) = mpsc::channel::<FinishedGame>();
+        let result: varzero_datasets::Result<()> = std::thread::scope(|s| {
+            for _ in 0..self.run.threads.max(1) {
+                let tx = tx.clone();
+                let queue = &queue;
+                s.spawn(move || self.worker(queue, &tx));
+            }
+            drop(tx);
+            let mut buf_pos: Vec<PositionRecord> = Vec::new();
+            let mut buf_games: Vec<GameRecord> = Vec::new();
+            let flush = |pos: &mut Vec<PositionRecord>,
+                         gs: &mut Vec<GameRecord>,
+                         summary: &mut Summary|
+             -> varzero_datasets::Result<()> {
+                if gs.is_empty() {
+                    return Ok(());
+                }
+                // Games in id order within a shard, so a run is the same whatever the threads.
+                gs.sort_by_key(|g| g.game_id);
+                pos.sort_by_key(|p| (p.game_id, p.ply));
+                let seq = next_seq.fetch_add(1, Ordering::Relaxed);
+                varzero_datasets::write_shard(dir, seq, &tag, pos, gs)?;
+                summary.shards_written += 1;
+                self.stats.shards.fetch_add(1, Ordering::Relaxed);
+                pos.clear();
+                gs.clear();
+                Ok(())
+            };
+            for fin in rx {
+                self.stats.games.fetch_add(1, Ordering::Relaxed);
+                self.stats
+                    .plies
+                    .fetch_add(fin.game.plies as u64, Ordering::Relaxed);
+                match fin.outcome.result {
+                    GameResult::Win(varzero_rules::Color::White) => &self.stats.white_wins,
+                    GameResult::Win(varzero_rules::Color::Black) => &self.stats.black_wins,
+                    GameResult::Draw => &self.stats.draws,
+                }
+                .fetch_add(1, Ordering::Relaxed);
+                summary.games_played += 1;
+                summary.positions += fin.positions.len() as u64;
+                buf_pos.extend(fin.positions);
+                buf_games.push(fin.game);
+                if buf_pos.len() >= self.run.shard_positions {
+                    flush(&mut buf_pos, &mut buf_games, &mut summary)?;
+                }
+            }
+            flush(&mut buf_pos, &mut buf_games, &mut summary)
+        });
+        result?;
+        Ok(summary)
+    }
+}
+
+/// Plays one game in memory (no files): for tests and tools.
+pub fn play_game(gen: &Generator, id: u64) -> FinishedGame {
+    let queue = Mutex::new(VecDeque::from([id]));
+    let (tx, rx) = mpsc::channel();
+    gen.worker(&queue, &tx);
+    drop(tx);
+    rx.recv().expect("one finished game")
+}
+
+/// The best move found by a search of `playouts` from `pos` (no noise), for tests and tools.
+pub fn best_move(
+    pos: &Position,
+    ev: &dyn Evaluator,
+    cfg: &SearchConfig,
+    playouts: u32,
+) -> Option<Move> {
+    let mut pos = pos.clone();
+    let mut tree = Tree::new();
+    let mut batch = Batch::default();
+    let mut eval = Evaluation::default();
+    let mut path = Vec::new();
+    let mut moves = Vec::new();
+    let mut guard = 0;
+    while tree.root().state != NodeState::Terminal
+        && tree.root().visits < playouts
+        && guard < playouts * 4 + 10
+    {
+        guard += 1;
+        path.clear();
+        let leaf = tree.descend(&mut pos, cfg, &mut path);
+        if let Leaf::NeedsEval(node) = leaf {
+            moves.clear();
+            moves.extend(tree.edges_of(node).iter().map(|e| e.mv));
+            batch.clear();
+            batch.push(ev, &pos, &moves);
+            ev.evaluate(&batch, &mut eval);
+            tree.apply_evaluation(&path, &eval.priors, eval.wdl[0]);
+        }
+        for _ in 1..path.len() {
+            pos.unmake();
+        }
+    }
+    tree.root_visits().max_by_key(|v| v.1).map(|v| v.0)
+}

@@ -1,0 +1,323 @@
+//! The search tree: PUCT selection with virtual loss, win/draw/loss values, terminal scoring by
+//! the rules, root noise, and tree reuse. Nodes and edges live in two arenas that are reused
+//! between searches, so a playout allocates nothing once the arenas have grown.
+
+use crate::config::SearchConfig;
+use crate::rng::Rng;
+use varzero_rules::{Color, GameResult, Move, Position};
+
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeState {
+    Unexpanded,
+    /// Waiting for the evaluator.
+    Pending,
+    Expanded,
+    /// The game is over here; `Node::terminal` holds the value.
+    Terminal,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Node {
+    pub visits: u32,
+    pub vloss: u32,
+    /// Sums of (win, draw, loss) from the view of the side that made the move into this node.
+    pub wdl: [f32; 3],
+    pub first_edge: u32,
+    pub n_edges: u32,
+    pub state: NodeState,
+    pub terminal: [f32; 3],
+}
+
+impl Node {
+    fn new() -> Node {
+        Node {
+            visits: 0,
+            vloss: 0,
+            wdl: [0.0; 3],
+            first_edge: 0,
+            n_edges: 0,
+            state: NodeState::Unexpanded,
+            terminal: [0.0; 3],
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Edge {
+    pub mv: Move,
+    pub prior: f32,
+    pub child: u32,
+}
+
+/// What one descent reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leaf {
+    /// A terminal node; its value has been backed up.
+    Terminal,
+    /// A new node whose moves are its edges; it needs an evaluation (virtual loss applied).
+    NeedsEval(u32),
+    /// A node already waiting for the evaluator: nothing to do this round.
+    Collision,
+}
+
+#[inline]
+fn flip(v: [f32; 3]) -> [f32; 3] {
+    [v[2], v[1], v[0]]
+}
+
+/// The value of a finished game for the side that made the last move.
+pub fn terminal_value(result: GameResult, mover: Color) -> [f32; 3] {
+    match result {
+        GameResult::Draw => [0.0, 1.0, 0.0],
+        GameResult::Win(c) if c == mover => [1.0, 0.0, 0.0],
+        GameResult::Win(_) => [0.0, 0.0, 1.0],
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+    pub edges: Vec<Edge>,
+    pub root: u32,
+    spare_nodes: Vec<Node>,
+    spare_edges: Vec<Edge>,
+    stack: Vec<(u32, u32)>,
+}
+
+impl Tree {
+    pub fn new() -> Tree {
+        let mut t = Tree::default();
+        t.reset();
+        t
+    }
+
+    /// A tree with a single unexpanded root.
+    pub fn reset(&mut self) {
+        self.nodes.clear();
+        self.edges.clear();
+        self.nodes.push(Node::new());
+        self.root = 0;
+    }
+
+    pub fn root(&self) -> &Node {
+        &self.nodes[self.root as usize]
+    }
+
+    pub fn edges_of(&self, node: u32) -> &[Edge] {
+        let n = &self.nodes[node as usize];
+        &self.edges[n.first_edge as usize..(n.first_edge + n.n_edges) as usize]
+    }
+
+    /// Descends from the root by PUCT, making the moves on `pos` (the caller takes them back:
+    /// `path.len() - 1` moves). `path` receives the nodes from the root to the leaf.
+    pub fn descend(&mut self, pos: &mut Position, cfg: &SearchConfig, path: &mut Vec<u32>) -> Leaf {
+        let mut node = self.root;
+        path.push(node);
+        loop {
+            match self.nodes[node as usize].state {
+                NodeState::Terminal => {
+                    let v = self.nodes[node as usize].terminal;
+                    self.backup(path, v, false);
+                    return Leaf::Terminal;
+                }
+                NodeState::Pending => return Leaf::Collision,
+                NodeState::Unexpanded => {
+                    let (outcome, moves) = pos.outcome_and_moves();
+                    let n = &mut self.nodes[node as usize];
+                    if let Some(o) = outcome {
+                        n.state = NodeState::Terminal;
+                        n.terminal = terminal_value(o.result, !pos.side_to_move());
+                        let v = n.terminal;
+                        self.backup(path, v, false);
+                        return Leaf::Terminal;
+                    }
+                    n.state = NodeState::Pending;
+                    n.first_edge = self.edges.len() as u32;
+                    n.n_edges = moves.len() as u32;
+                    self.edges.extend(moves.iter().map(|&mv| Edge {
+                        mv,
+                        prior: 0.0,
+                        child: NONE,
+                    }));
+                    for &p in path.iter() {
+                        self.nodes[p as usize].vloss += 1;
+                    }
+                    return Leaf::NeedsEval(node);
+                }
+                NodeState::Expanded => {
+                    let e = self.select_edge(node, cfg);
+                    let mut child = self.edges[e].child;
+                    if child == NONE {
+                        child = self.nodes.len() as u32;
+                        self.nodes.push(Node::new());
+                        self.edges[e].child = child;
+                    }
+                    pos.make(self.edges[e].mv);
+                    node = child;
+                    path.push(node);
+                }
+            }
+        }
+    }
+
+    fn select_edge(&self, node: u32, cfg: &SearchConfig) -> usize {
+        let n = &self.nodes[node as usize];
+        let parent_n = (n.visits + n.vloss) as f32;
+        // The parent's value from its side to move's view (stored from the other side's).
+        let parent_q = if n.visits > 0 {
+            (n.wdl[2] - n.wdl[0]) / n.visits as f32
+        } else {
+            0.0
+        };
+        let fpu = parent_q - cfg.fpu_reduction;
+        let sqrt_n = parent_n.max(1.0).sqrt();
+        let mut best = n.first_edge as usize;
+        let mut best_score = f32::NEG_INFINITY;
+        for i in n.first_edge as usize..(n.first_edge + n.n_edges) as usize {
+            let e = &self.edges[i];
+            let (q, visits) = if e.child == NONE {
+                (fpu, 0.0)
+            } else {
+                let c = &self.nodes[e.child as usize];
+                let nv = c.visits as f32 + c.vloss as f32;
+                if nv == 0.0 {
+                    (fpu, 0.0)
+                } else {
+                    (
+                        (c.wdl[0] - c.wdl[2] - cfg.virtual_loss * c.vloss as f32) / nv,
+                        nv,
+                    )
+                }
+            };
+            let score = q + cfg.c_puct * e.prior * sqrt_n / (1.0 + visits);
+            if score > best_score {
+                best_score = score;
+                best = i;
+            }
+        }
+        best
+    }
+
+    /// Adds `v` (from the view of the side that moved into the leaf) along the path, flipping
+    /// at each level; `remove_vloss` takes back the virtual loss of a pending path.
+    pub fn backup(&mut self, path: &[u32], mut v: [f32; 3], remove_vloss: bool) {
+        for &p in path.iter().rev() {
+            let n = &mut self.nodes[p as usize];
+            n.visits += 1;
+            for (s, x) in n.wdl.iter_mut().zip(v) {
+                *s += x;
+            }
+            if remove_vloss {
+                n.vloss -= 1;
+            }
+            v = flip(v);
+        }
+    }
+
+    /// Completes a pending leaf with the evaluator's priors (one per edge, in order) and its
+    /// value from the leaf's side to move's view.
+    pub fn apply_evaluation(&mut self, path: &[u32], priors: &[f32], wdl_stm: [f32; 3]) {
+        let leaf = *path.last().expect("non-empty path");
+        let n = self.nodes[leaf as usize];
+        debug_assert_eq!(n.state, NodeState::Pending);
+        let sum: f32 = priors.iter().sum();
+        for (i, e) in self.edges[n.first_edge as usize..(n.first_edge + n.n_edges) as usize]
+            .iter_mut()
+            .enumerate()
+        {
+            e.prior = if sum > 0.0 {
+                priors[i] / sum
+            } else {
+                1.0 / n.n_edges as f32
+            };
+        }
+        self.nodes[leaf as usize].state = NodeState::Expanded;
+        self.backup(path, flip(wdl_stm), true);
+    }
+
+    /// Mixes Dirichlet noise into the root priors.
+    pub fn add_root_noise(
+        &mut self,
+        rng: &mut Rng,
+        alpha: f32,
+        epsilon: f32,
+        scratch: &mut Vec<f32>,
+    ) {
+        let r = self.nodes[self.root as usize];
+        if r.state != NodeState::Expanded || r.n_edges == 0 {
+            return;
+        }
+        scratch.clear();
+        scratch.resize(r.n_edges as usize, 0.0);
+        rng.dirichlet(alpha as f64, scratch);
+        for (e, &x) in self.edges[r.first_edge as usize..(r.first_edge + r.n_edges) as usize]
+            .iter_mut()
+            .zip(scratch.iter())
+        {
+            e.prior = (1.0 - epsilon) * e.prior + epsilon * x;
+        }
+    }
+
+    /// Root visits per move (the policy target before normalisation).
+    pub fn root_visits(&self) -> impl Iterator<Item = (Move, u32)> + '_ {
+        self.edges_of(self.root).iter().map(|e| {
+            (
+                e.mv,
+                if e.child == NONE {
+                    0
+                } else {
+                    self.nodes[e.child as usize].visits
+                },
+            )
+        })
+    }
+
+    /// The root value from the root's side to move's view, normalised.
+    pub fn root_value(&self) -> [f32; 3] {
+        let r = self.root();
+        let n = r.visits.max(1) as f32;
+        let v = flip(r.wdl);
+        [v[0] / n, v[1] / n, v[2] / n]
+    }
+
+    /// Makes the child reached by `mv` the new root, keeping its subtree (compacted into the
+    /// spare arenas, which are then swapped in).
+    pub fn advance(&mut self, mv: Move, reuse: bool) {
+        let child = self
+            .edges_of(self.root)
+            .iter()
+            .find(|e| e.mv == mv)
+            .map_or(NONE, |e| e.child);
+        if !reuse || child == NONE {
+            self.reset();
+            return;
+        }
+        let mut nodes = std::mem::take(&mut self.spare_nodes);
+        let mut edges = std::mem::take(&mut self.spare_edges);
+        nodes.clear();
+        edges.clear();
+        nodes.push(self.nodes[child as usize]);
+        self.stack.clear();
+        self.stack.push((child, 0));
+        while let Some((old, new)) = self.stack.pop() {
+            let n = self.nodes[old as usize];
+            let first = edges.len() as u32;
+            for i in n.first_edge..n.first_edge + n.n_edges {
+                let mut e = self.edges[i as usize];
+                if e.child != NONE {
+                    let idx = nodes.len() as u32;
+                    nodes.push(self.nodes[e.child as usize]);
+                    self.stack.push((e.child, idx));
+                    e.child = idx;
+                }
+                edges.push(e);
+            }
+            nodes[new as usize].first_edge = first;
+        }
+        self.spare_nodes = std::mem::replace(&mut self.nodes, nodes);
+        self.spare_edges = std::mem::replace(&mut self.edges, edges);
+        self.root = 0;
+    }
+}

@@ -1,0 +1,167 @@
+//! `varzero selfplay`: generate games into a dataset directory, with a progress bar.
+
+use crate::VariantArg;
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use varzero_selfplay::{
+    Evaluator, Generator, MaterialEvaluator, SearchConfig, SelfplayConfig, UniformEvaluator,
+};
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum EvaluatorKind {
+    Uniform,
+    Material,
+}
+
+/// A run configuration file: `[search]` and `[selfplay]` tables (all keys optional).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    #[serde(default)]
+    pub search: SearchConfig,
+    #[serde(default)]
+    pub selfplay: SelfplayConfig,
+}
+
+#[derive(Args)]
+pub struct SelfplayArgs {
+    #[command(flatten)]
+    pub variant: VariantArg,
+    /// Games the output directory should hold when done (a rerun continues to this number).
+    #[arg(long)]
+    pub games: u64,
+    /// Dataset directory (shards are written here).
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, value_enum, default_value = "material")]
+    pub evaluator: EvaluatorKind,
+    /// Run configuration (TOML with [search] and [selfplay]); options below override it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    #[arg(long)]
+    pub playouts: Option<u32>,
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[arg(long)]
+    pub games_per_worker: Option<usize>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Positions per shard.
+    #[arg(long)]
+    pub shard_positions: Option<usize>,
+    /// Fraction of cheap (playout-capped) searches.
+    #[arg(long)]
+    pub cheap_fraction: Option<f32>,
+    /// No progress bar (for logs).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn load_run_config(path: &Option<PathBuf>) -> Result<RunConfig> {
+    match path {
+        None => Ok(RunConfig::default()),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {}", p.display(), e.message()))
+        }
+    }
+}
+
+pub fn run(a: SelfplayArgs) -> Result<()> {
+    let v = a.variant.load()?;
+    let mut cfg = load_run_config(&a.config)?;
+    if let Some(p) = a.playouts {
+        cfg.search.playouts = p;
+    }
+    if let Some(c) = a.cheap_fraction {
+        cfg.search.cheap_fraction = c;
+    }
+    if let Some(t) = a.threads {
+        cfg.selfplay.threads = t;
+    }
+    if let Some(g) = a.games_per_worker {
+        cfg.selfplay.games_per_worker = g;
+    }
+    if let Some(s) = a.seed {
+        cfg.selfplay.seed = s;
+    }
+    if let Some(s) = a.shard_positions {
+        cfg.selfplay.shard_positions = s;
+    }
+    if cfg.selfplay.threads == 0 || cfg.search.playouts == 0 {
+        bail!("--threads and --playouts must be at least 1");
+    }
+    let ev: Arc<dyn Evaluator> = match a.evaluator {
+        EvaluatorKind::Uniform => Arc::new(UniformEvaluator),
+        EvaluatorKind::Material => Arc::new(MaterialEvaluator::new(&v)),
+    };
+    let gen = Arc::new(Generator::new(
+        v.clone(),
+        ev,
+        cfg.search.clone(),
+        cfg.selfplay.clone(),
+    ));
+    let stats = gen.stats.clone();
+    let total = a.games;
+    let out = a.out.clone();
+    let start = Instant::now();
+    let g2 = gen.clone();
+    let handle = std::thread::spawn(move || g2.run(&out, total));
+    let bar = if a.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total)
+    };
+    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}").unwrap());
+    while !handle.is_finished() {
+        std::thread::sleep(Duration::from_millis(250));
+        let secs = start.elapsed().as_secs_f64().max(1e-3);
+        let games = stats.games.load(Ordering::Relaxed);
+        bar.set_position(games);
+        bar.set_message(format!(
+            "{:.0} pos/s  {:.0} playouts/s  mean {:.1} plies  W/D/L {}/{}/{}",
+            stats.positions.load(Ordering::Relaxed) as f64 / secs,
+            stats.playouts.load(Ordering::Relaxed) as f64 / secs,
+            stats.plies.load(Ordering::Relaxed) as f64 / games.max(1) as f64,
+            stats.white_wins.load(Ordering::Relaxed),
+            stats.draws.load(Ordering::Relaxed),
+            stats.black_wins.load(Ordering::Relaxed),
+        ));
+    }
+    bar.finish_and_clear();
+    let summary = handle
+        .join()
+        .map_err(|_| anyhow::anyhow!("self-play worker panicked"))??;
+    for s in &summary.skipped_shards {
+        eprintln!("warning: {s}");
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let games = stats.games.load(Ordering::Relaxed);
+    println!(
+        "selfplay {}: {} games played ({} already there), {} positions in {} shards, {:.1} s",
+        v.name,
+        summary.games_played,
+        summary.games_already_done,
+        summary.positions,
+        summary.shards_written,
+        secs
+    );
+    println!(
+        "W/D/L {}/{}/{}  mean length {:.1} plies  {:.0} positions/s  {:.0} playouts/s  -> {}",
+        stats.white_wins.load(Ordering::Relaxed),
+        stats.draws.load(Ordering::Relaxed),
+        stats.black_wins.load(Ordering::Relaxed),
+        stats.plies.load(Ordering::Relaxed) as f64 / games.max(1) as f64,
+        summary.positions as f64 / secs.max(1e-9),
+        stats.playouts.load(Ordering::Relaxed) as f64 / secs.max(1e-9),
+        a.out.display()
+    );
+    Ok(())
+}
