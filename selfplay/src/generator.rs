@@ -132,7 +132,9 @@ impl Generator {
         let visits: Vec<(Move, u32)> = g.tree.root_visits().collect();
         let total: u32 = visits.iter().map(|v| v.1).sum();
         let ply = g.moves.len() as u32;
-        let mv = if g.full && ply < self.search.temperature_plies && self.search.temperature > 0.0 {
+        let mv = if let Some(win) = g.tree.winning_root_move() {
+            win
+        } else if g.full && ply < self.search.temperature_plies && self.search.temperature > 0.0 {
             let t = 1.0 / self.search.temperature as f64;
             let w: Vec<f64> = visits.iter().map(|v| (v.1 as f64).powf(t)).collect();
             let sum: f64 = w.iter().sum();
@@ -147,18 +149,7 @@ impl Generator {
             }
             pick
         } else {
-            let edges = g.tree.edges_of(g.tree.root);
-            let best = visits
-                .iter()
-                .zip(edges)
-                .max_by(|a, b| {
-                    (a.0 .1, a.1.prior)
-                        .partial_cmp(&(b.0 .1, b.1.prior))
-                        .unwrap()
-                })
-                .map(|x| x.0 .0)
-                .unwrap();
-            best
+            g.tree.best_root_move().expect("a searched root has moves")
         };
         let uci = g.pos.uci(mv);
         let (policy_moves, policy_probs) = visits
@@ -443,5 +434,5 @@ pub fn best_move(
             pos.unmake();
         }
     }
-    tree.root_visits().max_by_key(|v| v.1).map(|v| v.0)
+    tree.best_root_move()
 }

@@ -260,6 +260,27 @@ impl Tree {
         }
     }
 
+    /// A root move that ends the game at once with a win for the side to move (a proven win
+    /// needs no more visits to be chosen).
+    pub fn winning_root_move(&self) -> Option<Move> {
+        self.edges_of(self.root).iter().find_map(|e| {
+            let c = (e.child != NONE).then(|| &self.nodes[e.child as usize])?;
+            (c.state == NodeState::Terminal && c.terminal == [1.0, 0.0, 0.0]).then_some(e.mv)
+        })
+    }
+
+    /// The most visited root move (ties: the higher prior), or a move that wins at once.
+    pub fn best_root_move(&self) -> Option<Move> {
+        if let Some(m) = self.winning_root_move() {
+            return Some(m);
+        }
+        self.edges_of(self.root)
+            .iter()
+            .map(|e| (e, if e.child == NONE { 0 } else { self.nodes[e.child as usize].visits }))
+            .max_by(|a, b| (a.1, a.0.prior).partial_cmp(&(b.1, b.0.prior)).unwrap())
+            .map(|(e, _)| e.mv)
+    }
+
     /// Root visits per move (the policy target before normalisation).
     pub fn root_visits(&self) -> impl Iterator<Item = (Move, u32)> + '_ {
         self.edges_of(self.root).iter().map(|e| {
