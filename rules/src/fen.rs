@@ -38,13 +38,13 @@ impl<B: Bitboard> Pos<B> {
                 if ch.is_ascii_digit() {
                     let mut n = ch.to_digit(10).unwrap();
                     while let Some(d) = chars.peek().and_then(|c| c.to_digit(10)) {
-                        n = n * 10 + d;
+                        n = n.saturating_mul(10).saturating_add(d);
                         chars.next();
                     }
                     if n == 0 {
                         return Err(E::Board(format!("rank {}: empty-square count 0", rank + 1)));
                     }
-                    file += n;
+                    file = file.saturating_add(n);
                 } else if ch.is_ascii_alphabetic() {
                     let kind = v
                         .kind_by_letter(ch)
@@ -94,6 +94,8 @@ impl<B: Bitboard> Pos<B> {
         if p.stm == Color::Black {
             p.st.key ^= p.t.zobrist_side;
         }
+        // Variants without first-move rights ignore the field's letters, as Fairy-Stockfish does.
+        let has_rights = v.pieces.iter().any(|p| p.has_initial_moves());
         if let Some(rights) = fields.next() {
             if rights != "-" {
                 for ch in rights.chars() {
@@ -108,7 +110,7 @@ impl<B: Bitboard> Pos<B> {
                     let rank = if c == Color::White { 0 } else { size.ranks - 1 };
                     let sq = size.square(f, rank).index();
                     // As Fairy-Stockfish: a right is kept only where an own piece stands.
-                    if p.by_color[c as usize].has(sq) {
+                    if has_rights && p.by_color[c as usize].has(sq) {
                         p.st.gates |= B::bit(sq);
                     }
                 }
@@ -155,7 +157,12 @@ impl<B: Bitboard> Pos<B> {
             }
         }
         if let Some(fm) = fields.next() {
-            let n: u32 = fm.parse().map_err(|_| E::FullmoveNumber(fm.into()))?;
+            // Bounded so that plies fit comfortably; real games are far shorter.
+            let n: u32 = fm
+                .parse()
+                .ok()
+                .filter(|&n| n <= 1_000_000)
+                .ok_or_else(|| E::FullmoveNumber(fm.into()))?;
             p.st.game_ply = 2 * n.max(1).saturating_sub(1) + (p.stm == Color::Black) as u32;
         } else {
             p.st.game_ply = (p.stm == Color::Black) as u32;

@@ -250,11 +250,12 @@ impl Position {
                     }
                 }
             }
+            let before = replay.attacked_enemies();
             replay.make(m);
             moved[mi] = true;
             let gave_check = replay.in_check();
             all_check[mi] &= gave_check;
-            let now = replay.chased_by_last_move(m);
+            let now = replay.chased_by_last_move(m, &before);
             chase[mi] = Some(match chase[mi].take() {
                 None => now,
                 Some(prev) => prev.into_iter().filter(|s| now.contains(s)).collect(),
@@ -289,17 +290,40 @@ impl Position {
         }
     }
 
-    /// After `m` (just made), the enemy pieces that the mover attacks and that are not
-    /// defended: the squares of the pieces it chases. Royal pieces are not counted (that is
-    /// check), nor attacks by royal pieces or pieces that may not chase.
-    fn chased_by_last_move(&self, _m: Move) -> Vec<usize> {
+    /// The enemy non-royal pieces that the side to move's chasing pieces attack now.
+    fn attacked_enemies(&self) -> Vec<usize> {
+        let v = self.variant().clone();
+        let me = self.side_to_move();
+        let royal = v.royal_kind();
+        let mut out = Vec::new();
+        for s in 0..v.size.squares() {
+            match self.piece_at(crate::geometry::Square(s as u8)) {
+                Some((k, c)) if c == me && v.pieces[k].chases => {
+                    for t in self.piece_attacks(s) {
+                        if matches!(self.piece_at(crate::geometry::Square(t as u8)), Some((tk, tc)) if tc != me && tk != royal)
+                            && !out.contains(&t)
+                        {
+                            out.push(t);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// After `m` (just made), the enemy pieces it chases: undefended non-royal pieces attacked
+    /// by the moved piece, or newly attacked by another piece the move uncovered (`before`:
+    /// the mover's attacks before the move). Royal pieces are not counted (that is check), nor
+    /// attacks by royal pieces or pieces that may not chase; a standing attack is no chase.
+    fn chased_by_last_move(&self, m: Move, before: &[usize]) -> Vec<usize> {
         let v = self.variant().clone();
         let victim = self.side_to_move();
         let chaser = !victim;
-        let size = v.size;
         let royal = v.royal_kind();
         let mut out = Vec::new();
-        for s in 0..size.squares() {
+        for s in 0..v.size.squares() {
             let Some((k, c)) = self.piece_at(crate::geometry::Square(s as u8)) else {
                 continue;
             };
@@ -307,6 +331,9 @@ impl Position {
                 continue;
             }
             for t in self.piece_attacks(s) {
+                if s != m.to() && before.contains(&t) {
+                    continue;
+                }
                 if let Some((tk, tc)) = self.piece_at(crate::geometry::Square(t as u8)) {
                     if tc == victim && tk != royal && !self.defended(t, victim) && !out.contains(&t)
                     {

@@ -518,12 +518,12 @@ impl<B: Bitboard> Pos<B> {
         let code = self.board[from];
         let kind = (code as usize - 1) >> 1;
         let captured = self.board[to];
-        self.st.game_ply += 1;
+        self.st.game_ply = self.st.game_ply.saturating_add(1);
         if !m.pushes_pawn() {
             self.st.rule50 = self.st.rule50.saturating_add(1);
         }
         if self.st.count_limit != 0 {
-            self.st.count_ply += 1;
+            self.st.count_ply = self.st.count_ply.saturating_add(1);
         }
         if captured != 0 {
             self.remove(to);
