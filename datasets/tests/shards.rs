@@ -46,7 +46,10 @@ fn round_trip() {
     assert_eq!(read_positions(&shard).unwrap(), positions);
     assert_eq!(read_games(&shard).unwrap(), games);
     // No temporary directory is left behind.
-    let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names.len(), 1);
 }
 
@@ -81,8 +84,14 @@ fn schema_is_pinned() {
             "evaluator: str",
         ]
     );
-    let gdf = ParquetReader::new(fs::File::open(shard.join("games.parquet")).unwrap()).finish().unwrap();
-    let got: Vec<String> = gdf.schema().iter().map(|(n, t)| format!("{n}: {t}")).collect();
+    let gdf = ParquetReader::new(fs::File::open(shard.join("games.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    let got: Vec<String> = gdf
+        .schema()
+        .iter()
+        .map(|(n, t)| format!("{n}: {t}"))
+        .collect();
     assert_eq!(
         got,
         [
@@ -112,10 +121,22 @@ fn window_takes_the_newest_positions() {
     assert!(skipped.is_empty());
     let df = lf.unwrap().collect().unwrap();
     assert_eq!(df.height(), 6);
-    let ids: Vec<u64> = df.column("game_id").unwrap().u64().unwrap().into_no_null_iter().collect();
+    let ids: Vec<u64> = df
+        .column("game_id")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .into_no_null_iter()
+        .collect();
     // The last two positions of shard 1, then all of shard 2.
     assert_eq!(ids, [1, 1, 2, 2, 2, 2]);
-    let plies: Vec<u32> = df.column("ply").unwrap().u32().unwrap().into_no_null_iter().collect();
+    let plies: Vec<u32> = df
+        .column("ply")
+        .unwrap()
+        .u32()
+        .unwrap()
+        .into_no_null_iter()
+        .collect();
     assert_eq!(plies, [2, 3, 0, 1, 2, 3]);
 }
 
@@ -138,8 +159,15 @@ fn damaged_shards_are_reported_and_skipped() {
     let (shards, skipped) = list_shards(dir.path()).unwrap();
     assert_eq!(shards.len(), 1);
     assert_eq!(skipped.len(), 2);
-    assert!(skipped.iter().any(|s| s.path.ends_with("00000001-bad/positions.parquet")), "{skipped:?}");
-    assert!(skipped.iter().any(|s| s.to_string().contains("00000002-junk")));
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s.path.ends_with("00000001-bad/positions.parquet")),
+        "{skipped:?}"
+    );
+    assert!(skipped
+        .iter()
+        .any(|s| s.to_string().contains("00000002-junk")));
     let (lf, _) = scan_positions_window(dir.path(), 100).unwrap();
     assert_eq!(lf.unwrap().collect().unwrap().height(), 1);
 }

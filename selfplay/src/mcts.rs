@@ -276,7 +276,16 @@ impl Tree {
         }
         self.edges_of(self.root)
             .iter()
-            .map(|e| (e, if e.child == NONE { 0 } else { self.nodes[e.child as usize].visits }))
+            .map(|e| {
+                (
+                    e,
+                    if e.child == NONE {
+                        0
+                    } else {
+                        self.nodes[e.child as usize].visits
+                    },
+                )
+            })
             .max_by(|a, b| (a.1, a.0.prior).partial_cmp(&(b.1, b.0.prior)).unwrap())
             .map(|(e, _)| e.mv)
     }

@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use varzero_rules::{Color, GameResult, Position, Termination, Variant};
 use varzero_selfplay::mcts::{terminal_value, Leaf, NodeState, Tree};
-use varzero_selfplay::{best_move, Batch, Evaluation, Evaluator, Rng, SearchConfig, UniformEvaluator};
+use varzero_selfplay::{
+    best_move, Batch, Evaluation, Evaluator, Rng, SearchConfig, UniformEvaluator,
+};
 
 fn cfg() -> SearchConfig {
     SearchConfig::default()
@@ -17,16 +19,31 @@ fn mates_within(variant: &str, fen: &str, moves: usize, playouts: u32) {
     let mut pos = Position::from_fen(&v, fen).unwrap();
     let attacker = pos.side_to_move();
     for ply in 0..(2 * moves - 1) {
-        let m = best_move(&pos, &UniformEvaluator, &cfg(), playouts).unwrap_or_else(|| panic!("{variant}: no move at ply {ply}"));
+        let m = best_move(&pos, &UniformEvaluator, &cfg(), playouts)
+            .unwrap_or_else(|| panic!("{variant}: no move at ply {ply}"));
         pos.make(m);
         if let Some(o) = pos.outcome() {
             // A win by the rules: checkmate, or stalemate where the stalemated side loses.
-            assert_eq!(o.result, GameResult::Win(attacker), "{variant} {fen}: {o} after {:?}", pos.history());
-            assert!(matches!(o.termination, Termination::Checkmate | Termination::Stalemate), "{o}");
+            assert_eq!(
+                o.result,
+                GameResult::Win(attacker),
+                "{variant} {fen}: {o} after {:?}",
+                pos.history()
+            );
+            assert!(
+                matches!(
+                    o.termination,
+                    Termination::Checkmate | Termination::Stalemate
+                ),
+                "{o}"
+            );
             return;
         }
     }
-    panic!("{variant} {fen}: no mate within {moves} moves: {}", pos.fen());
+    panic!(
+        "{variant} {fen}: no mate within {moves} moves: {}",
+        pos.fen()
+    );
 }
 
 #[test]
@@ -66,9 +83,18 @@ fn oxeli_mate_in_two() {
 
 #[test]
 fn terminal_values_follow_the_rules() {
-    assert_eq!(terminal_value(GameResult::Win(Color::White), Color::White), [1.0, 0.0, 0.0]);
-    assert_eq!(terminal_value(GameResult::Win(Color::White), Color::Black), [0.0, 0.0, 1.0]);
-    assert_eq!(terminal_value(GameResult::Draw, Color::Black), [0.0, 1.0, 0.0]);
+    assert_eq!(
+        terminal_value(GameResult::Win(Color::White), Color::White),
+        [1.0, 0.0, 0.0]
+    );
+    assert_eq!(
+        terminal_value(GameResult::Win(Color::White), Color::Black),
+        [0.0, 0.0, 1.0]
+    );
+    assert_eq!(
+        terminal_value(GameResult::Draw, Color::Black),
+        [0.0, 1.0, 0.0]
+    );
     // Xiangqi stalemate is a loss for the stalemated side: the root (Black to move, no legal
     // move, not in check) is terminal and its value for Black is a loss.
     let v = Variant::builtin("xiangqi").unwrap();
@@ -128,7 +154,12 @@ fn dirichlet_noise_only_at_the_root() {
     let v = Variant::builtin("makruk").unwrap();
     let (mut tree, _) = two_levels(&v);
     let root_before: Vec<f32> = tree.edges_of(tree.root).iter().map(|e| e.prior).collect();
-    let child = tree.edges_of(tree.root).iter().find(|e| e.child != u32::MAX).unwrap().child;
+    let child = tree
+        .edges_of(tree.root)
+        .iter()
+        .find(|e| e.child != u32::MAX)
+        .unwrap()
+        .child;
     let child_before: Vec<f32> = tree.edges_of(child).iter().map(|e| e.prior).collect();
     assert!(!child_before.is_empty());
     tree.add_root_noise(&mut Rng::new(5), 0.3, 0.25, &mut Vec::new());
@@ -144,7 +175,11 @@ fn dirichlet_noise_only_at_the_root() {
 fn tree_reuse_keeps_the_subtree() {
     let v = Variant::builtin("makruk").unwrap();
     let (mut tree, _) = two_levels(&v);
-    let e = *tree.edges_of(tree.root).iter().find(|e| e.child != u32::MAX).unwrap();
+    let e = *tree
+        .edges_of(tree.root)
+        .iter()
+        .find(|e| e.child != u32::MAX)
+        .unwrap();
     let visits = tree.nodes[e.child as usize].visits;
     let n_edges = tree.nodes[e.child as usize].n_edges;
     tree.advance(e.mv, true);
