@@ -209,7 +209,7 @@ fn play(pos: &mut Position, moves: &[String], played: &mut Vec<String>) -> Resul
         }
         let mv = pos
             .parse_uci(m)
-            .map_err(|e| format!("move {} '{m}': {e} (position {})", i + 1, pos.fen()))?;
+            .map_err(|e| format!("move {}: {e} (position {})", i + 1, pos.fen()))?;
         // The repetition ban (Oxeli) is game legality, not perft legality.
         if !pos.game_moves().iter().any(|&g| g == mv) {
             return Err(format!(
@@ -242,4 +242,125 @@ fn annotations(pos: &mut Position) -> (Vec<String>, Vec<String>) {
     captures.sort();
     checks.sort();
     (captures, checks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(cache: &mut Cache, req: &str) -> Value {
+        answer(cache, req)
+    }
+
+    #[test]
+    fn start_position_and_moves() {
+        let mut c = Cache::default();
+        let a = ask(&mut c, r#"{"variant":"makruk"}"#);
+        assert_eq!(a["legal"].as_array().unwrap().len(), 23);
+        assert_eq!(
+            a["fen"],
+            "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w - - 0 1"
+        );
+        assert_eq!(a["ended"], false);
+        assert_eq!(a["result"], Value::Null);
+        assert_eq!(a["counting"], Value::Null);
+        let b = ask(
+            &mut c,
+            r#"{"variant":"xiangqi","fen":"startpos","moves":["h3e3"]}"#,
+        );
+        assert_eq!(
+            b["fen"],
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"
+        );
+        let legal: Vec<&str> = b["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap())
+            .collect();
+        let mut sorted = legal.clone();
+        sorted.sort();
+        assert_eq!(legal, sorted);
+    }
+
+    #[test]
+    fn errors_are_answers() {
+        let mut c = Cache::default();
+        for req in [
+            "not json",
+            "[1,2]",
+            r#"{"variant":"nope"}"#,
+            r#"{"moves":[]}"#,
+            r#"{"variant":"makruk","fen":"banana"}"#,
+            r#"{"variant":"makruk","set":["stalemate=sideways"]}"#,
+            r#"{"variant":"makruk","bogus":1}"#,
+        ] {
+            let a = ask(&mut c, req);
+            assert!(a["error"].is_string(), "{req}: {a}");
+        }
+        let a = ask(&mut c, r#"{"variant":"makruk","moves":["e3e4","e3e4"]}"#);
+        let e = a["error"].as_str().unwrap();
+        assert!(e.starts_with("move 2"), "{e}");
+        assert!(e.contains("e3e4"), "{e}");
+        // The process goes on, and the cached position is not corrupted by the failure.
+        let b = ask(&mut c, r#"{"variant":"makruk","moves":["e3e4","d6d5"]}"#);
+        assert_eq!(
+            b["fen"],
+            "rnsmksnr/8/ppp1pppp/3p4/4P3/PPPP1PPP/8/RNSKMSNR w - - 0 2"
+        );
+    }
+
+    #[test]
+    fn continuing_requests_match_fresh_ones() {
+        let moves = ["e3e4", "d6d5", "e4d5", "e6e5", "d5d6"];
+        let mut warm = Cache::default();
+        for n in 0..=moves.len() {
+            let req = json!({"variant": "kar-ouk", "moves": &moves[..n]}).to_string();
+            let a = ask(&mut warm, &req);
+            let b = ask(&mut Cache::default(), &req);
+            assert_eq!(a, b, "{req}");
+        }
+    }
+
+    #[test]
+    fn game_end_counting_and_checks() {
+        let mut c = Cache::default();
+        // Kar Ouk: a check wins at once and leaves no moves.
+        let a = ask(
+            &mut c,
+            r#"{"variant":"kar-ouk","fen":"4k3/8/8/8/8/8/8/R3K3 w - - 1+1 0 1","moves":["a1a8"]}"#,
+        );
+        assert_eq!(a["ended"], true, "{a}");
+        assert_eq!(a["result"], "1-0");
+        assert_eq!(a["termination"], "check-wins");
+        assert_eq!(a["checks_remaining"], json!([0, 1]));
+        assert_eq!(a["legal"], json!([]));
+        let b = ask(
+            &mut c,
+            r#"{"variant":"kar-ouk","fen":"4k3/8/8/8/8/8/8/R3K3 w - - 1+1 0 1","moves":["a1a8","e8e7"]}"#,
+        );
+        assert!(b["error"].as_str().unwrap().contains("already over"), "{b}");
+        // Makruk pieces' honour: K+R vs K starts a 16-move count at 2 * 3 pieces.
+        let d = ask(
+            &mut c,
+            r#"{"variant":"makruk","fen":"8/8/8/4k3/8/8/8/R3K3 w - - 0 1","moves":["a1a2"]}"#,
+        );
+        assert_eq!(d["counting"], json!({"ply": 6, "limit": 32}));
+        assert_eq!(d["fen"], "8/8/8/4k3/8/8/R7/4K3 b - 32 6 1");
+    }
+
+    #[test]
+    fn overrides_and_annotations() {
+        let mut c = Cache::default();
+        let a = ask(
+            &mut c,
+            r#"{"variant":"oxeli","set":["face_off=none"],"annotate":true}"#,
+        );
+        assert_eq!(a["captures"], json!(["c1c6", "f1f6"]), "{a}");
+        assert_eq!(a["checks"], json!([]));
+        assert_eq!(c.variants.len(), 1);
+        ask(&mut c, r#"{"variant":"oxeli","set":["face_off=none"]}"#);
+        ask(&mut c, r#"{"variant":"oxeli"}"#);
+        assert_eq!(c.variants.len(), 2);
+    }
 }
