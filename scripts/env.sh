@@ -6,3 +6,9 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$VARZERO_CACHE/target}"
 mkdir -p "$VARZERO_CACHE"
 # The binary built by `cargo build --release`.
 export VARZERO_BIN="${VARZERO_BIN:-$CARGO_TARGET_DIR/release/varzero}"
+# libtorch for tch 0.24 (scripts/setup-libtorch installs it when missing; LIBTORCH overrides).
+if [ -z "${LIBTORCH:-}" ]; then
+  LIBTORCH="$("$(dirname "${BASH_SOURCE[0]}")/setup-libtorch" | tail -n 1)" || { echo "env.sh: libtorch setup failed" >&2; return 1 2>/dev/null || exit 1; }
+  export LIBTORCH
+fi
+export LIBTORCH_CXX11_ABI="${LIBTORCH_CXX11_ABI:-1}"

@@ -7,9 +7,16 @@ use std::sync::Arc;
 use std::time::Instant;
 use varzero_rules::{Position, Variant};
 
+mod analyze_cmd;
 mod bench;
+mod match_cmd;
+mod nets;
+mod pipeline;
 mod probe;
 mod selfplay_cmd;
+mod study_cmd;
+mod train_cmd;
+mod uci_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -82,6 +89,18 @@ enum Cmd {
     },
     /// Self-play games into a dataset directory (Parquet shards); reruns resume.
     Selfplay(selfplay_cmd::SelfplayArgs),
+    /// The closed loop: self-play -> train -> match, generation by generation (resumable).
+    Pipeline(pipeline::PipelineArgs),
+    /// Train a policy/value net on the newest positions of dataset directories.
+    Train(train_cmd::TrainArgs),
+    /// Play a match between two players (evaluator@playouts, random, uci:ENGINE).
+    Match(match_cmd::MatchArgs),
+    /// Our engine as a UCI engine (Fairy-Stockfish conventions) on stdin/stdout.
+    Uci(uci_cmd::UciArgs),
+    /// Analyse games tables: results, draw rates, lengths, fitted piece values.
+    Analyze(analyze_cmd::AnalyzeArgs),
+    /// A rule-change experiment: self-play under two rule sets, analysed side by side.
+    Study(study_cmd::StudyArgs),
     /// Machine interface: one JSON request per line on stdin, one JSON answer per line.
     Probe,
     /// Benchmarks (release builds only).
@@ -222,6 +241,12 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Bench { cmd } => bench::run(cmd)?,
         Cmd::Probe => probe::run()?,
         Cmd::Selfplay(a) => selfplay_cmd::run(a)?,
+        Cmd::Train(a) => train_cmd::run(a)?,
+        Cmd::Pipeline(a) => pipeline::run(a)?,
+        Cmd::Match(a) => match_cmd::run(a)?,
+        Cmd::Uci(a) => uci_cmd::run(a)?,
+        Cmd::Analyze(a) => analyze_cmd::run(a)?,
+        Cmd::Study(a) => study_cmd::run(a)?,
     }
     Ok(())
 }

@@ -41,6 +41,12 @@ pub struct SelfplayArgs {
     pub out: PathBuf,
     #[arg(long, value_enum, default_value = "material")]
     pub evaluator: EvaluatorKind,
+    /// A trained net (`.safetensors`, its JSON sidecar beside it): overrides --evaluator.
+    #[arg(long)]
+    pub net: Option<PathBuf>,
+    /// Device for the net: cpu, cuda or cuda:N.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
     /// Run configuration (TOML with [search] and [selfplay]); options below override it.
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -74,6 +80,24 @@ pub fn load_run_config(path: &Option<PathBuf>) -> Result<RunConfig> {
     }
 }
 
+/// A net as an evaluator, checked against the variant.
+pub fn net_evaluator(
+    path: &std::path::Path,
+    v: &Arc<varzero_rules::Variant>,
+    device: &str,
+) -> Result<Arc<dyn Evaluator>> {
+    let device = varzero_eval_net::parse_device(device).map_err(anyhow::Error::msg)?;
+    let net = varzero_eval_net::Net::load(path, v, device)?;
+    let id = format!(
+        "net:{}@{}",
+        path.file_name()
+            .map(|f| f.to_string_lossy().to_string())
+            .unwrap_or_default(),
+        net.meta.step
+    );
+    Ok(varzero_eval_net::NetEvaluator::new(net, id))
+}
+
 pub fn run(a: SelfplayArgs) -> Result<()> {
     let v = a.variant.load()?;
     let mut cfg = load_run_config(&a.config)?;
@@ -98,9 +122,10 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     if cfg.selfplay.threads == 0 || cfg.search.playouts == 0 {
         bail!("--threads and --playouts must be at least 1");
     }
-    let ev: Arc<dyn Evaluator> = match a.evaluator {
-        EvaluatorKind::Uniform => Arc::new(UniformEvaluator),
-        EvaluatorKind::Material => Arc::new(MaterialEvaluator::new(&v)),
+    let ev: Arc<dyn Evaluator> = match (&a.net, a.evaluator) {
+        (Some(path), _) => net_evaluator(path, &v, &a.device)?,
+        (None, EvaluatorKind::Uniform) => Arc::new(UniformEvaluator),
+        (None, EvaluatorKind::Material) => Arc::new(MaterialEvaluator::new(&v)),
     };
     let gen = Arc::new(Generator::new(
         v.clone(),

@@ -6,14 +6,18 @@
 //! finished one. The schema version is stored in each file's key-value metadata. Readers return
 //! polars `LazyFrame`s over the newest shards (a sliding window), reading only what they need.
 
+pub mod analysis;
 mod error;
 mod records;
 mod shard;
 
 pub use error::{Error, Result};
 pub use polars;
-pub use records::{GameRecord, PositionRecord, GAMES_SCHEMA, POSITIONS_SCHEMA, SCHEMA_KEY};
+pub use records::{
+    games_from_frame, positions_from_frame, GameRecord, PositionRecord, GAMES_SCHEMA,
+    POSITIONS_SCHEMA, SCHEMA_KEY,
+};
 pub use shard::{
-    list_shards, read_games, read_positions, scan_games, scan_positions_window, write_shard,
-    ShardInfo, SkippedShard,
+    list_shards, read_games, read_positions, scan_games, scan_positions_window,
+    scan_positions_window_dirs, write_shard, ShardInfo, SkippedShard,
 };

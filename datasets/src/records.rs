@@ -136,7 +136,8 @@ fn str_at(df: &DataFrame, col: &str, i: usize) -> PolarsResult<String> {
         .to_string())
 }
 
-pub(crate) fn positions_from_frame(df: &DataFrame) -> PolarsResult<Vec<PositionRecord>> {
+/// Rows of a positions frame (all columns of the schema).
+pub fn positions_from_frame(df: &DataFrame) -> PolarsResult<Vec<PositionRecord>> {
     let n = df.height();
     let game_id = df.column("game_id")?.u64()?.clone();
     let ply = df.column("ply")?.u32()?.clone();
@@ -199,7 +200,8 @@ pub(crate) fn positions_from_frame(df: &DataFrame) -> PolarsResult<Vec<PositionR
     Ok(out)
 }
 
-pub(crate) fn games_from_frame(df: &DataFrame) -> PolarsResult<Vec<GameRecord>> {
+/// Rows of a games frame.
+pub fn games_from_frame(df: &DataFrame) -> PolarsResult<Vec<GameRecord>> {
     let n = df.height();
     let game_id = df.column("game_id")?.u64()?.clone();
     let plies = df.column("plies")?.u32()?.clone();

@@ -151,7 +151,26 @@ pub fn scan_positions_window(
     dir: &Path,
     n: usize,
 ) -> Result<(Option<LazyFrame>, Vec<SkippedShard>)> {
-    let (shards, skipped) = list_shards(dir)?;
+    scan_positions_window_dirs(&[dir.to_path_buf()], n)
+}
+
+/// As `scan_positions_window`, over several directories (in order, the last one newest), such
+/// as the self-play directories of a run's generations.
+pub fn scan_positions_window_dirs(
+    dirs: &[PathBuf],
+    n: usize,
+) -> Result<(Option<LazyFrame>, Vec<SkippedShard>)> {
+    let mut shards = Vec::new();
+    let mut skipped = Vec::new();
+    for d in dirs {
+        let (s, k) = list_shards(d)?;
+        shards.extend(s);
+        skipped.extend(k);
+    }
+    let dir = dirs
+        .last()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
     let mut chosen = Vec::new();
     let mut rows = 0;
     for s in shards.iter().rev() {
@@ -165,7 +184,7 @@ pub fn scan_positions_window(
         return Ok((None, skipped));
     }
     chosen.reverse();
-    let lf = scan(chosen).map_err(|e| Error::polars(dir.display(), e))?;
+    let lf = scan(chosen).map_err(|e| Error::polars(&dir, e))?;
     let skip = rows.saturating_sub(n);
     Ok((Some(lf.slice(skip as i64, n as IdxSize)), skipped))
 }

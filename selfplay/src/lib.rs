@@ -4,11 +4,18 @@
 //! leaves of many games are gathered into one batch per evaluator call. The `Evaluator` trait
 //! is where a neural network plugs in; `uniform` and `material` bootstrap the pipeline.
 
+pub mod arena;
 pub mod config;
 pub mod evaluator;
+pub mod external;
 pub mod generator;
 pub mod mcts;
+pub mod players;
 pub mod rng;
+pub mod search;
+pub mod stats;
+pub mod study;
+pub mod uci_engine;
 
 pub use config::{SearchConfig, SelfplayConfig};
 pub use evaluator::{Batch, Evaluation, Evaluator, MaterialEvaluator, UniformEvaluator};

@@ -1,2 +1,410 @@
-//! Training loop, checkpoints and metrics for the policy/value network. Links libtorch.
-//! (Built in a later issue.)
+//! Training: reads a sliding window of the newest positions (polars, lazily), and fits the
+//! policy/value net with policy cross-entropy + WDL cross-entropy + weight decay, SGD with
+//! momentum and a cosine learning-rate schedule. Losses and accuracies go to a CSV and a PNG;
+//! checkpoints (weights, momentum, step) are written atomically, and a rerun resumes from the
+//! last one to the same state.
+
+mod data;
+mod plot;
+
+pub use data::{load_window, Sample, Samples};
+
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+use tch::{nn, Device, Kind, Tensor};
+use thiserror::Error;
+use varzero_eval_net::{Arch, Net};
+use varzero_rules::Variant;
+use varzero_selfplay::Rng;
+
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error(transparent)]
+    Net(#[from] varzero_eval_net::Error),
+    #[error(transparent)]
+    Data(#[from] varzero_datasets::Error),
+    #[error("{0}")]
+    Other(String),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+fn other(e: impl std::fmt::Display) -> Error {
+    Error::Other(e.to_string())
+}
+
+/// Training settings (a run config's `[train]` table; command-line options override).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainConfig {
+    pub steps: u64,
+    pub batch_size: usize,
+    /// Newest positions to train on.
+    pub window: usize,
+    pub lr: f64,
+    /// The cosine schedule ends at `lr * lr_final_fraction`.
+    pub lr_final_fraction: f64,
+    pub momentum: f64,
+    pub weight_decay: f64,
+    /// Weight of the value loss next to the policy loss.
+    pub value_weight: f64,
+    /// Only positions from full searches carry a policy target; cheap ones train the value.
+    pub seed: u64,
+    pub checkpoint_every: u64,
+    pub arch: Arch,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            steps: 500,
+            batch_size: 256,
+            window: 200_000,
+            lr: 0.02,
+            lr_final_fraction: 0.1,
+            momentum: 0.9,
+            weight_decay: 1e-4,
+            value_weight: 1.0,
+            seed: 1,
+            checkpoint_every: 100,
+            arch: Arch::default(),
+        }
+    }
+}
+
+/// One logged step.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepLog {
+    pub step: u64,
+    pub lr: f64,
+    pub loss: f64,
+    pub policy_loss: f64,
+    pub value_loss: f64,
+    pub policy_acc: f64,
+    pub value_acc: f64,
+    pub samples_per_s: f64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct TrainSummary {
+    pub model: PathBuf,
+    pub steps_done: u64,
+    pub resumed_from: Option<u64>,
+    pub first: Option<StepLog>,
+    pub last: Option<StepLog>,
+    pub samples: usize,
+    pub samples_per_s: f64,
+}
+
+/// The learning rate at a step (cosine from `lr` to `lr * lr_final_fraction`).
+pub fn lr_at(cfg: &TrainConfig, step: u64) -> f64 {
+    let t = (step as f64 / cfg.steps.max(1) as f64).min(1.0);
+    let end = cfg.lr * cfg.lr_final_fraction;
+    end + 0.5 * (cfg.lr - end) * (1.0 + (std::f64::consts::PI * t).cos())
+}
+
+/// SGD with momentum and decoupled-from-nothing L2 weight decay; the momentum buffers live in
+/// their own variable store so that a checkpoint saves them and a resume is exact.
+struct Sgd {
+    params: Vec<(String, Tensor)>,
+    bufs: nn::VarStore,
+}
+
+impl Sgd {
+    fn new(net: &Net) -> Sgd {
+        let mut params: Vec<(String, Tensor)> = net
+            .vs
+            .variables()
+            .into_iter()
+            .filter(|(_, t)| t.requires_grad())
+            .collect();
+        params.sort_by(|a, b| a.0.cmp(&b.0));
+        let bufs = nn::VarStore::new(net.vs.device());
+        for (name, t) in &params {
+            let _ = bufs
+                .root()
+                .zeros_no_train(&name.replace('.', "_"), &t.size());
+        }
+        Sgd { params, bufs }
+    }
+
+    fn step(&self, lr: f64, momentum: f64, wd: f64) {
+        let bufs = self.bufs.variables();
+        tch::no_grad(|| {
+            for (name, p) in &self.params {
+                let g = p.grad();
+                if !g.defined() {
+                    continue;
+                }
+                let mut buf = bufs[&name.replace('.', "_")].shallow_clone();
+                let d = &g + &(p * wd);
+                let _ = buf.g_mul_scalar_(momentum).g_add_(&d);
+                let mut p = p.shallow_clone();
+                let _ = p.g_sub_(&(&buf * lr));
+            }
+        });
+    }
+
+    fn zero_grad(&self) {
+        for (_, p) in &self.params {
+            let mut g = p.grad();
+            if g.defined() {
+                let _ = g.zero_();
+            }
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct CheckpointMeta {
+    step: u64,
+    config: TrainConfig,
+}
+
+/// Losses and accuracies of a batch: (total, policy, value, policy acc, value acc).
+pub fn batch_losses(
+    net: &Net,
+    x: &Tensor,
+    pol_t: &Tensor,
+    mask: &Tensor,
+    wdl_t: &Tensor,
+    train: bool,
+    value_weight: f64,
+) -> (Tensor, f64, f64, f64, f64) {
+    let (logits, v) = net.model.forward(x, train);
+    let masked = &logits + mask;
+    let logp = masked.log_softmax(-1, Kind::Float);
+    let has_target = pol_t
+        .sum_dim_intlist(-1, false, Kind::Float)
+        .gt(0.5)
+        .to_kind(Kind::Float);
+    let n_pol = has_target.sum(Kind::Float).clamp_min(1.0);
+    let pol_loss = -((pol_t * &logp).sum_dim_intlist(-1, false, Kind::Float) * &has_target)
+        .sum(Kind::Float)
+        / &n_pol;
+    let val_loss = -(wdl_t * v.log_softmax(-1, Kind::Float))
+        .sum_dim_intlist(-1, false, Kind::Float)
+        .mean(Kind::Float);
+    let loss = &pol_loss + &val_loss * value_weight;
+    let pacc = (masked
+        .argmax(-1, false)
+        .eq_tensor(&pol_t.argmax(-1, false))
+        .to_kind(Kind::Float)
+        * &has_target)
+        .sum(Kind::Float)
+        / &n_pol;
+    let vacc = v
+        .argmax(-1, false)
+        .eq_tensor(&wdl_t.argmax(-1, false))
+        .to_kind(Kind::Float)
+        .mean(Kind::Float);
+    (
+        loss,
+        pol_loss.double_value(&[]),
+        val_loss.double_value(&[]),
+        pacc.double_value(&[]),
+        vacc.double_value(&[]),
+    )
+}
+
+/// Trains on the newest positions of `data_dirs` (in order, the last newest) into `out`.
+/// `init` starts from a saved net (its weights, not its optimizer state); a checkpoint in `out`
+/// resumes an interrupted run. `progress` is called after each step.
+pub fn train(
+    variant: &Arc<Variant>,
+    data_dirs: &[PathBuf],
+    out: &Path,
+    init: Option<&Path>,
+    cfg: &TrainConfig,
+    device: Device,
+    progress: &mut dyn FnMut(&StepLog),
+) -> Result<TrainSummary> {
+    std::fs::create_dir_all(out).map_err(other)?;
+    let (samples, skipped) = load_window(variant, data_dirs, cfg.window)?;
+    for s in &skipped {
+        eprintln!("warning: {s}");
+    }
+    if samples.is_empty() {
+        return Err(Error::Other(format!(
+            "no positions to train on in {}",
+            data_dirs
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let ckpt = out.join("checkpoint.safetensors");
+    let ckpt_optim = out.join("checkpoint-optim.safetensors");
+    let ckpt_meta = out.join("checkpoint.json");
+    let mut net = match init {
+        Some(p) => {
+            let mut n = Net::load(p, variant, device)?;
+            n.meta.parent = Some(p.display().to_string());
+            n
+        }
+        None => Net::new(variant, cfg.arch, device),
+    };
+    let mut opt = Sgd::new(&net);
+    let mut start = 0;
+    let mut resumed_from = None;
+    if ckpt_meta.exists() {
+        let m: CheckpointMeta =
+            serde_json::from_str(&std::fs::read_to_string(&ckpt_meta).map_err(other)?)
+                .map_err(other)?;
+        net.vs
+            .load(&ckpt)
+            .map_err(|e| Error::Other(format!("{}: {e}", ckpt.display())))?;
+        opt.bufs
+            .load(&ckpt_optim)
+            .map_err(|e| Error::Other(format!("{}: {e}", ckpt_optim.display())))?;
+        start = m.step;
+        resumed_from = Some(m.step);
+    }
+    let log_path = out.join("train_log.csv");
+    let mut logs: Vec<StepLog> = read_log(&log_path)
+        .into_iter()
+        .filter(|l| l.step <= start)
+        .collect();
+    write_log(&log_path, &logs)?;
+    let mut log_file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log_path)
+        .map_err(other)?;
+    let t0 = Instant::now();
+    let mut done = 0u64;
+    for step in start..cfg.steps {
+        let mut rng = Rng::new(Rng::derive(cfg.seed, step));
+        let idx: Vec<usize> = (0..cfg.batch_size)
+            .map(|_| rng.below(samples.len()))
+            .collect();
+        let t = Instant::now();
+        let (x, pol_t, mask, wdl_t) = samples.batch(&net.enc, &idx, device);
+        let lr = lr_at(cfg, step);
+        opt.zero_grad();
+        let (loss, pl, vl, pa, va) =
+            batch_losses(&net, &x, &pol_t, &mask, &wdl_t, true, cfg.value_weight);
+        loss.backward();
+        opt.step(lr, cfg.momentum, cfg.weight_decay);
+        let l = StepLog {
+            step: step + 1,
+            lr,
+            loss: loss.double_value(&[]),
+            policy_loss: pl,
+            value_loss: vl,
+            policy_acc: pa,
+            value_acc: va,
+            samples_per_s: cfg.batch_size as f64 / t.elapsed().as_secs_f64(),
+        };
+        writeln!(log_file, "{}", log_line(&l)).map_err(other)?;
+        progress(&l);
+        logs.push(l);
+        done += 1;
+        let s = step + 1;
+        if s % cfg.checkpoint_every.max(1) == 0 || s == cfg.steps {
+            net.meta.step = net.meta.step.max(s);
+            save_checkpoint(&net, &opt, cfg, s, &ckpt, &ckpt_optim, &ckpt_meta)?;
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    net.meta.step = cfg.steps;
+    let model = out.join("model.safetensors");
+    net.save(&model)?;
+    plot::curves(&logs, &out.join("train_curves.png")).map_err(other)?;
+    Ok(TrainSummary {
+        model,
+        steps_done: done,
+        resumed_from,
+        first: logs.first().cloned(),
+        last: logs.last().cloned(),
+        samples: samples.len(),
+        samples_per_s: done as f64 * cfg.batch_size as f64 / secs.max(1e-9),
+    })
+}
+
+fn save_checkpoint(
+    net: &Net,
+    opt: &Sgd,
+    cfg: &TrainConfig,
+    step: u64,
+    ckpt: &Path,
+    optim: &Path,
+    meta: &Path,
+) -> Result<()> {
+    // Weights and momentum first, the JSON (which names the step) last: a checkpoint counts
+    // only once its JSON is there, and each file appears by rename.
+    let tmp = ckpt.with_extension("tmp.safetensors");
+    net.vs.save(&tmp).map_err(other)?;
+    std::fs::rename(&tmp, ckpt).map_err(other)?;
+    let tmp = optim.with_extension("tmp.safetensors");
+    opt.bufs.save(&tmp).map_err(other)?;
+    std::fs::rename(&tmp, optim).map_err(other)?;
+    let tmp = meta.with_extension("json.tmp");
+    std::fs::write(
+        &tmp,
+        serde_json::to_string_pretty(&CheckpointMeta {
+            step,
+            config: cfg.clone(),
+        })
+        .unwrap(),
+    )
+    .map_err(other)?;
+    std::fs::rename(&tmp, meta).map_err(other)?;
+    Ok(())
+}
+
+const LOG_HEADER: &str = "step,lr,loss,policy_loss,value_loss,policy_acc,value_acc,samples_per_s";
+
+fn log_line(l: &StepLog) -> String {
+    format!(
+        "{},{:.6},{:.6},{:.6},{:.6},{:.4},{:.4},{:.1}",
+        l.step,
+        l.lr,
+        l.loss,
+        l.policy_loss,
+        l.value_loss,
+        l.policy_acc,
+        l.value_acc,
+        l.samples_per_s
+    )
+}
+
+fn read_log(path: &Path) -> Vec<StepLog> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<f64> = line
+                .split(',')
+                .map(|x| x.parse().ok())
+                .collect::<Option<Vec<_>>>()?;
+            (f.len() == 8).then(|| StepLog {
+                step: f[0] as u64,
+                lr: f[1],
+                loss: f[2],
+                policy_loss: f[3],
+                value_loss: f[4],
+                policy_acc: f[5],
+                value_acc: f[6],
+                samples_per_s: f[7],
+            })
+        })
+        .collect()
+}
+
+fn write_log(path: &Path, logs: &[StepLog]) -> Result<()> {
+    let mut text = String::from(LOG_HEADER);
+    text.push('\n');
+    for l in logs {
+        text.push_str(&log_line(l));
+        text.push('\n');
+    }
+    let tmp = path.with_extension("csv.tmp");
+    std::fs::write(&tmp, text).map_err(other)?;
+    std::fs::rename(&tmp, path).map_err(other)
+}

@@ -1,0 +1,137 @@
+//! Input planes and policy indices, generic over the variant file (docs/encoding.md). The board
+//! is always seen from the side to move: for Black the ranks are mirrored, so one net plays both
+//! sides, and "own" pieces are always the side to move's.
+
+use std::sync::Arc;
+use varzero_rules::{Color, Move, Position, Square, Variant};
+
+/// Bump when the planes or the policy layout change: nets record it and refuse to load across.
+pub const ENCODING_VERSION: u32 = 1;
+
+/// The encoding of one variant.
+#[derive(Clone, Debug)]
+pub struct Encoding {
+    pub variant: Arc<Variant>,
+    pub files: usize,
+    pub ranks: usize,
+    pub planes: usize,
+    /// Promotion choices the policy distinguishes (1 when every promotion is forced).
+    pub promo_choices: usize,
+    region_names: Vec<String>,
+}
+
+impl Encoding {
+    pub fn new(variant: &Arc<Variant>) -> Encoding {
+        let k = variant.pieces.len();
+        let region_names: Vec<String> = variant.regions.keys().cloned().collect();
+        // A forced promotion to a single piece needs no choice (that move cannot also be made
+        // without promoting); otherwise choice 0 is "no promotion" and 1.. the targets.
+        let promo_choices = 1 + variant
+            .pieces
+            .iter()
+            .filter_map(|p| p.promotion.as_ref())
+            .filter(|pr| pr.to.len() > 1 || pr.optional)
+            .map(|pr| pr.to.len())
+            .max()
+            .unwrap_or(0);
+        // 2 per kind (own, theirs), colour, rights (own, theirs), count ply and limit,
+        // repetitions, checks remaining (own, theirs), regions (own view), ones.
+        let planes = 2 * k + 1 + 2 + 2 + 1 + 2 + region_names.len() + 1;
+        Encoding {
+            variant: variant.clone(),
+            files: variant.size.files as usize,
+            ranks: variant.size.ranks as usize,
+            planes,
+            promo_choices,
+            region_names,
+        }
+    }
+
+    pub fn squares(&self) -> usize {
+        self.files * self.ranks
+    }
+
+    pub fn input_len(&self) -> usize {
+        self.planes * self.squares()
+    }
+
+    pub fn policy_len(&self) -> usize {
+        self.squares() * self.squares() * self.promo_choices
+    }
+
+    /// The square as seen by `stm` (ranks mirrored for Black).
+    #[inline]
+    pub fn view(&self, sq: usize, stm: Color) -> usize {
+        match stm {
+            Color::White => sq,
+            Color::Black => {
+                let (f, r) = (sq % self.files, sq / self.files);
+                (self.ranks - 1 - r) * self.files + f
+            }
+        }
+    }
+
+    /// Policy index of a move for the side to move `stm`.
+    pub fn policy_index(&self, m: Move, stm: Color) -> usize {
+        let s = self.squares();
+        let (from, to) = (self.view(m.from(), stm), self.view(m.to(), stm));
+        let choice = match m.promotion() {
+            None => 0,
+            Some(k) => self
+                .variant
+                .pieces
+                .iter()
+                .filter_map(|p| p.promotion.as_ref())
+                .find(|pr| pr.to.contains(&k) && (pr.to.len() > 1 || pr.optional))
+                .and_then(|pr| pr.to.iter().position(|&x| x == k))
+                .map_or(0, |i| i + 1),
+        };
+        choice.min(self.promo_choices - 1) * s * s + from * s + to
+    }
+
+    /// Writes the planes of `pos` into `out` (`input_len` floats, zeroed by the caller).
+    pub fn encode(&self, pos: &Position, out: &mut [f32]) {
+        let s = self.squares();
+        let stm = pos.side_to_move();
+        let k = self.variant.pieces.len();
+        let mut set = |plane: usize, sq: usize, x: f32| out[plane * s + self.view(sq, stm)] = x;
+        for sq in 0..s {
+            if let Some((kind, c)) = pos.piece_at(Square(sq as u8)) {
+                set(if c == stm { kind } else { k + kind }, sq, 1.0);
+            }
+        }
+        let mut p = 2 * k;
+        if stm == Color::Black {
+            out[p * s..(p + 1) * s].fill(1.0);
+        }
+        p += 1;
+        for sq in pos.first_move_rights() {
+            let own = pos.piece_at(sq).is_some_and(|(_, c)| c == stm);
+            out[(p + (!own) as usize) * s + self.view(sq.index(), stm)] = 1.0;
+        }
+        p += 2;
+        let (ply, limit) = pos.counting();
+        if limit > 0 {
+            out[p * s..(p + 1) * s].fill(ply as f32 / limit as f32);
+            out[(p + 1) * s..(p + 2) * s].fill(limit as f32 / 256.0);
+        }
+        p += 2;
+        out[p * s..(p + 1) * s].fill(pos.repetitions().min(3) as f32 / 3.0);
+        p += 1;
+        let checks = pos.checks_remaining();
+        let ctw = self.variant.rules.checks_to_win.max(1) as f32;
+        out[p * s..(p + 1) * s].fill(checks[stm as usize] as f32 / ctw);
+        out[(p + 1) * s..(p + 2) * s].fill(checks[!stm as usize] as f32 / ctw);
+        p += 2;
+        for name in &self.region_names {
+            let mask = self.variant.regions[name][stm];
+            for sq in 0..s {
+                if mask >> sq & 1 == 1 {
+                    out[p * s + self.view(sq, stm)] = 1.0;
+                }
+            }
+            p += 1;
+        }
+        out[p * s..(p + 1) * s].fill(1.0);
+    }
+}

@@ -1,0 +1,34 @@
+use std::path::Path;
+use thiserror::Error;
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: {reason}")]
+    Meta { path: String, reason: String },
+    #[error("{path}: this net does not fit: {diffs}")]
+    Mismatch { path: String, diffs: String },
+    #[error("{path}: {source}")]
+    Torch { path: String, source: tch::TchError },
+}
+
+impl Error {
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+    pub fn torch(path: &Path, source: tch::TchError) -> Self {
+        Error::Torch {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! Matches between two players: each opening is played twice with the colours swapped (a game
+//! pair), several games at once on worker threads, with the score, the Elo difference and the
+//! SPRT updated as games finish; a decided SPRT stops the match. A player that fails (crash,
+//! timeout, illegal move) loses that game, which is reported, and the match goes on.
+//!
+//! Game `i` belongs to pair `i / 2` and uses opening `pair mod openings`; in even games player
+//! A has White, in odd games Black. Games are written, as they finish, to the games table of
+//! the datasets crate (with an empty positions table) and to a text file.
+
+use crate::players::{GameView, Player, PlayerError, PlayerFactory};
+use crate::rng::Rng;
+use crate::stats::{GameScore, Pentanomial, Sprt, SprtDecision, Wdl};
+use std::collections::{HashMap, VecDeque};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+use varzero_datasets::GameRecord;
+use varzero_rules::{Color, GameResult, Position, Variant};
+
+#[derive(Clone)]
+pub struct MatchConfig {
+    pub variant: Arc<Variant>,
+    pub games: u64,
+    /// Start positions (FENs); pair `k` uses `openings[k % len]`.
+    pub openings: Vec<String>,
+    /// Games played at once.
+    pub concurrency: usize,
+    pub sprt: Option<Sprt>,
+}
+
+/// Which player failed, and how.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// "A" or "B".
+    pub player: &'static str,
+    pub name: String,
+    pub error: PlayerError,
+}
+
+/// One finished game.
+#[derive(Clone, Debug)]
+pub struct MatchGame {
+    pub index: u64,
+    pub pair: u64,
+    pub opening: usize,
+    /// Player A had White.
+    pub a_white: bool,
+    pub white: String,
+    pub black: String,
+    pub start_fen: String,
+    pub moves: Vec<String>,
+    pub final_fen: String,
+    pub result: GameResult,
+    pub termination: String,
+    pub failure: Option<Failure>,
+    /// A's result.
+    pub score_a: GameScore,
+}
+
+/// The running totals (from A's view).
+#[derive(Clone, Debug, Default)]
+pub struct MatchState {
+    pub wdl: Wdl,
+    pub penta: Pentanomial,
+    pub games_done: u64,
+    pub games_total: u64,
+    pub llr: Option<f64>,
+    pub decision: Option<SprtDecision>,
+    pub failures_a: u64,
+    pub failures_b: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct MatchSummary {
+    pub state: MatchState,
+    pub elapsed: Duration,
+    /// Stopped early because the SPRT decided.
+    pub sprt_stopped: bool,
+}
+
+/// `count` start positions, each reached by `plies` uniformly random game moves from the
+/// variant's start (a line that ends the game is drawn again).
+pub fn random_openings(
+    v: &Arc<Variant>,
+    count: usize,
+    plies: u32,
+    seed: u64,
+) -> Result<Vec<String>, String> {
+    let mut out = Vec::with_capacity(count);
+    for i in 0..count {
+        let mut rng = Rng::new(Rng::derive(seed, i as u64));
+        let mut found = None;
+        'tries: for _ in 0..1000 {
+            let mut pos = Position::start(v);
+            for _ in 0..plies {
+                let (o, moves) = pos.outcome_and_moves();
+                if o.is_some() {
+                    continue 'tries;
+                }
+                let m = moves.as_slice()[rng.below(moves.len())];
+                pos.make(m);
+            }
+            if pos.outcome().is_none() {
+                found = Some(pos.fen());
+                break;
+            }
+        }
+        out.push(found.ok_or_else(|| {
+            format!("no random opening of {plies} plies that does not end the game")
+        })?);
+    }
+    Ok(out)
+}
+
+/// Reads an openings file: one FEN per line; empty lines and lines starting with `#` are skipped.
+pub fn read_openings(v: &Arc<Variant>, path: &Path) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let mut pos =
+            Position::from_fen(v, l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?;
+        if let Some(o) = pos.outcome() {
+            return Err(format!(
+                "{}:{}: the game is already over ({o})",
+                path.display(),
+                i + 1
+            ));
+        }
+        out.push(pos.fen());
+    }
+    if out.is_empty() {
+        return Err(format!("{}: no openings", path.display()));
+    }
+    Ok(out)
+}
+
+/// A player slot of a worker: made on first use and again after a failure.
+struct Slot {
+    factory: Arc<dyn PlayerFactory>,
+    player: Option<Box<dyn Player>>,
+    seed: u64,
+}
+
+impl Slot {
+    fn get(&mut self) -> Result<&mut Box<dyn Player>, PlayerError> {
+        if self.player.as_ref().is_some_and(|p| !p.healthy()) {
+            self.player = None;
+        }
+        if self.player.is_none() {
+            self.player = Some(self.factory.create(self.seed)?);
+        }
+        Ok(self.player.as_mut().unwrap())
+    }
+}
+
+pub struct Arena {
+    pub cfg: MatchConfig,
+    pub a: Arc<dyn PlayerFactory>,
+    pub b: Arc<dyn PlayerFactory>,
+    /// Set to stop (games in progress are dropped).
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Arena {
+    pub fn new(cfg: MatchConfig, a: Arc<dyn PlayerFactory>, b: Arc<dyn PlayerFactory>) -> Arena {
+        Arena {
+            cfg,
+            a,
+            b,
+            stop: Arc::default(),
+        }
+    }
+
+    fn play(&self, index: u64, a: &mut Slot, b: &mut Slot) -> Option<MatchGame> {
+        let pair = index / 2;
+        let a_white = index % 2 == 0;
+        let opening = (pair % self.cfg.openings.len() as u64) as usize;
+        let start_fen = self.cfg.openings[opening].clone();
+        let v = &self.cfg.variant;
+        let mut pos = Position::from_fen(v, &start_fen).expect("openings are checked");
+        let (an, bn) = (self.a.name(), self.b.name());
+        let (white, black) = if a_white {
+            (an.clone(), bn.clone())
+        } else {
+            (bn.clone(), an.clone())
+        };
+        let mut moves: Vec<String> = Vec::new();
+        let side_of = |is_a: bool| {
+            if is_a == a_white {
+                Color::White
+            } else {
+                Color::Black
+            }
+        };
+        let fail = |is_a: bool, error: PlayerError| Failure {
+            player: if is_a { "A" } else { "B" },
+            name: if is_a { an.clone() } else { bn.clone() },
+            error,
+        };
+        let mut failure: Option<(bool, Failure)> = None;
+        for (is_a, slot) in [(true, &mut *a), (false, &mut *b)] {
+            if let Err(e) = slot.get().and_then(|p| p.new_game()) {
+                slot.player = None;
+                failure = Some((is_a, fail(is_a, e)));
+                break;
+            }
+        }
+        let (result, termination) = loop {
+            if let Some((is_a, f)) = failure.take() {
+                let term = f.error.termination().to_string();
+                failure = Some((is_a, f));
+                break (GameResult::Win(!side_of(is_a)), term);
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let (outcome, legal) = pos.outcome_and_moves();
+            if let Some(o) = outcome {
+                break (o.result, o.termination.name().to_string());
+            }
+            let mover = pos.side_to_move();
+            let is_a = (mover == Color::White) == a_white;
+            let slot = if is_a { &mut *a } else { &mut *b };
+            let view = GameView {
+                variant: v,
+                start_fen: &start_fen,
+                moves: &moves,
+                pos: &pos,
+                stop: &self.stop,
+            };
+            let answer = slot.get().and_then(|p| p.choose(&view));
+            match answer {
+                Ok(s) => match pos.parse_uci(&s) {
+                    Ok(m) if legal.contains(m) => {
+                        moves.push(pos.uci(m));
+                        pos.make(m);
+                    }
+                    Ok(_) => {
+                        failure = Some((
+                            is_a,
+                            fail(
+                                is_a,
+                                PlayerError::IllegalMove(format!(
+                                    "'{s}' is forbidden by the repetition rule"
+                                )),
+                            ),
+                        ))
+                    }
+                    Err(e) => {
+                        failure = Some((
+                            is_a,
+                            fail(is_a, PlayerError::IllegalMove(format!("'{s}': {e}"))),
+                        ))
+                    }
+                },
+                Err(e) => {
+                    if self.stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    failure = Some((is_a, fail(is_a, e)));
+                }
+            }
+        };
+        if a.player.as_ref().is_some_and(|p| !p.healthy()) {
+            a.player = None;
+        }
+        if b.player.as_ref().is_some_and(|p| !p.healthy()) {
+            b.player = None;
+        }
+        let score_white = match result {
+            GameResult::Win(Color::White) => GameScore::Win,
+            GameResult::Win(Color::Black) => GameScore::Loss,
+            GameResult::Draw => GameScore::Draw,
+        };
+        Some(MatchGame {
+            index,
+            pair,
+            opening,
+            a_white,
+            white,
+            black,
+            final_fen: pos.fen(),
+            start_fen,
+            moves,
+            result,
+            termination,
+            failure: failure.map(|f| f.1),
+            score_a: if a_white {
+                score_white
+            } else {
+                score_white.flip()
+            },
+        })
+    }
+
+    fn worker(&self, id: usize, queue: &Mutex<VecDeque<u64>>, out: &mpsc::Sender<MatchGame>) {
+        let mut a = Slot {
+            factory: self.a.clone(),
+            player: None,
+            seed: 2 * id as u64,
+        };
+        let mut b = Slot {
+            factory: self.b.clone(),
+            player: None,
+            seed: 2 * id as u64 + 1,
+        };
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let Some(index) = queue.lock().unwrap().pop_front() else {
+                break;
+            };
+            match self.play(index, &mut a, &mut b) {
+                Some(g) => {
+                    if out.send(g).is_err() {
+                        break;
+                    }
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// Plays the match; `on_game` sees each finished game with the totals after it.
+    pub fn run(&self, on_game: &mut dyn FnMut(&MatchGame, &MatchState)) -> MatchSummary {
+        let start = Instant::now();
+        let queue = Mutex::new((0..self.cfg.games).collect::<VecDeque<u64>>());
+        let mut state = MatchState {
+            games_total: self.cfg.games,
+            ..MatchState::default()
+        };
+        let mut half_pairs: HashMap<u64, GameScore> = HashMap::new();
+        let mut sprt_stopped = false;
+        let (tx, rx) = mpsc::channel();
+        std::thread::scope(|s| {
+            for id in 0..self.cfg.concurrency.max(1) {
+                let tx = tx.clone();
+                let queue = &queue;
+                s.spawn(move || self.worker(id, queue, &tx));
+            }
+            drop(tx);
+            for g in rx {
+                if sprt_stopped {
+                    // Finished after the decision: not counted.
+                    continue;
+                }
+                state.wdl.add(g.score_a);
+                state.games_done += 1;
+                if let Some(f) = &g.failure {
+                    if f.player == "A" {
+                        state.failures_a += 1;
+                    } else {
+                        state.failures_b += 1;
+                    }
+                }
+                if let Some(other) = half_pairs.remove(&g.pair) {
+                    state.penta.add(other, g.score_a);
+                    if let Some(sprt) = &self.cfg.sprt {
+                        let llr = sprt.llr(&state.penta);
+                        state.llr = Some(llr);
+                        let d = sprt.decide(llr);
+                        state.decision = Some(d);
+                        if d != SprtDecision::Continue {
+                            sprt_stopped = true;
+                            self.stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                } else {
+                    half_pairs.insert(g.pair, g.score_a);
+                }
+                on_game(&g, &state);
+            }
+        });
+        MatchSummary {
+            state,
+            elapsed: start.elapsed(),
+            sprt_stopped,
+        }
+    }
+}
+
+/// Writes finished games: a text file as they come, and the games table in shards.
+pub struct GameWriter {
+    dir: PathBuf,
+    text: std::fs::File,
+    buffer: Vec<GameRecord>,
+    seq: u64,
+    tag: String,
+    variant: Arc<Variant>,
+    /// Games per shard.
+    pub shard_games: usize,
+}
+
+impl GameWriter {
+    /// Opens `dir` (created), appending to `dir/games.txt`; shards continue the numbering of
+    /// those already there. Writes `dir/variant.toml` (the effective variant) for analysis.
+    pub fn create(dir: &Path, variant: &Arc<Variant>) -> Result<GameWriter, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let (shards, _) = varzero_datasets::list_shards(dir).map_err(|e| e.to_string())?;
+        let seq = shards.iter().map(|s| s.seq + 1).max().unwrap_or(0);
+        write_variant_file(dir, variant)?;
+        let text_path = dir.join("games.txt");
+        let text = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&text_path)
+            .map_err(|e| format!("{}: {e}", text_path.display()))?;
+        Ok(GameWriter {
+            dir: dir.to_path_buf(),
+            text,
+            buffer: Vec::new(),
+            seq,
+            tag: format!("match{:x}", std::process::id()),
+            variant: variant.clone(),
+            shard_games: 100,
+        })
+    }
+
+    pub fn push(&mut self, g: &MatchGame) -> Result<(), String> {
+        let mut t = String::new();
+        let _ = writeln!(
+            t,
+            "[game {}] pair {} opening {}",
+            g.index, g.pair, g.opening
+        );
+        let _ = writeln!(
+            t,
+            "white  {}{}",
+            g.white,
+            if g.a_white { " (A)" } else { " (B)" }
+        );
+        let _ = writeln!(
+            t,
+            "black  {}{}",
+            g.black,
+            if g.a_white { " (B)" } else { " (A)" }
+        );
+        let _ = writeln!(t, "start  {}", g.start_fen);
+        let _ = writeln!(t, "moves  {}", g.moves.join(" "));
+        let _ = writeln!(t, "end    {}", g.final_fen);
+        let _ = writeln!(t, "result {} {}", g.result.pgn(), g.termination);
+        if let Some(f) = &g.failure {
+            let _ = writeln!(t, "failed {} ({}): {}", f.player, f.name, f.error);
+        }
+        t.push('\n');
+        self.text
+            .write_all(t.as_bytes())
+            .map_err(|e| format!("games.txt: {e}"))?;
+        let search = serde_json::json!({
+            "match": true,
+            "white": g.white,
+            "black": g.black,
+            "a_white": g.a_white,
+            "pair": g.pair,
+            "opening": g.opening,
+            "failure": g.failure.as_ref().map(|f| format!("{} ({}): {}", f.player, f.name, f.error)),
+        });
+        self.buffer.push(GameRecord {
+            game_id: g.index,
+            variant: self.variant.name.clone(),
+            rules_hash: format!("{:016x}", self.variant.rules_hash),
+            result: g.result.pgn().into(),
+            termination: g.termination.clone(),
+            plies: g.moves.len() as u32,
+            seed: g.opening as u64,
+            evaluator: format!("{} vs {}", g.white, g.black),
+            search: search.to_string(),
+            start_fen: g.start_fen.clone(),
+            moves: g.moves.join(" "),
+        });
+        if self.buffer.len() >= self.shard_games {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the buffered games as one shard.
+    pub fn flush(&mut self) -> Result<(), String> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        self.buffer.sort_by_key(|g| g.game_id);
+        varzero_datasets::write_shard(&self.dir, self.seq, &self.tag, &[], &self.buffer)
+            .map_err(|e| e.to_string())?;
+        self.seq += 1;
+        self.buffer.clear();
+        Ok(())
+    }
+}
+
+impl Drop for GameWriter {
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
+}
+
+/// Writes `dir/variant.toml`, the effective definition of the variant games were played under,
+/// so an analysis can replay them (its rules hash identifies it).
+pub fn write_variant_file(dir: &Path, v: &Variant) -> Result<(), String> {
+    let text = toml::to_string(&v.config).map_err(|e| e.to_string())?;
+    let p = dir.join("variant.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "# The variant these games were played under (rules hash {:016x}).\n{text}",
+            v.rules_hash
+        ),
+    )
+    .map_err(|e| format!("{}: {e}", p.display()))
+}

@@ -1,0 +1,438 @@
+//! External engines speaking UCI with Fairy-Stockfish conventions: the variant is set through
+//! the `UCI_Variant` option, positions are sent as `position fen FEN moves ...`, and each move
+//! is searched under a node, time or depth budget. A crash, a timeout or an illegal answer loses
+//! the game; the engine is restarted for the next one.
+//!
+//! Spec: `uci:COMMAND ARGS[@KEY=VALUE,...]` with keys
+//! `nodes=N`, `movetime=MS`, `depth=D` (the budget, at least one),
+//! `timeout=MS` (per move; default movetime + 1 s + movetime, or 60 s),
+//! `variant=NAME` (the `UCI_Variant` value; default the variant's `fairy_stockfish` name, else
+//! our name), `name=NAME` (shown in reports), and `option.NAME=VALUE` (any `setoption`, sent
+//! before `UCI_Variant`, e.g. `option.VariantPath=variants.ini`). Arguments are split like a
+//! shell does (quotes and backslashes).
+
+use crate::players::{GameView, Player, PlayerError, PlayerFactory};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use varzero_rules::Variant;
+
+/// How long the handshake (`uci`, `isready`) may take.
+pub const INIT_TIMEOUT: Duration = Duration::from_secs(15);
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct UciEngineConfig {
+    /// Program and arguments.
+    pub command: Vec<String>,
+    pub nodes: Option<u64>,
+    pub movetime: Option<u64>,
+    pub depth: Option<u32>,
+    /// Per-move limit in milliseconds.
+    pub timeout: Option<u64>,
+    pub variant: Option<String>,
+    pub name: Option<String>,
+    pub options: Vec<(String, String)>,
+}
+
+/// Splits a command line like a POSIX shell (no expansions): whitespace separates words,
+/// quotes group, a backslash escapes the next character outside single quotes.
+pub fn split_command(s: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(x) => cur.push(x),
+                        None => return Err(format!("unclosed ' in '{s}'")),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(x) => cur.push(x),
+                            None => return Err(format!("trailing \\ in '{s}'")),
+                        },
+                        Some(x) => cur.push(x),
+                        None => return Err(format!("unclosed \" in '{s}'")),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some(x) => cur.push(x),
+                    None => return Err(format!("trailing \\ in '{s}'")),
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    out.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        out.push(cur);
+    }
+    Ok(out)
+}
+
+impl UciEngineConfig {
+    /// Parses what follows `uci:`.
+    pub fn parse(s: &str) -> Result<UciEngineConfig, String> {
+        let mut cfg = UciEngineConfig::default();
+        let (cmd, keys) = match s.rsplit_once('@') {
+            Some((c, k)) if k.contains('=') => (c, Some(k)),
+            _ => (s, None),
+        };
+        cfg.command = split_command(cmd)?;
+        if cfg.command.is_empty() {
+            return Err("uci: needs a command".into());
+        }
+        for kv in keys
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+        {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("uci engine setting '{kv}': expected KEY=VALUE"))?;
+            let num = |what: &str| {
+                v.trim()
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&x| x > 0)
+                    .ok_or_else(|| format!("{what} '{v}' must be a positive number"))
+            };
+            match k.trim() {
+                "nodes" => cfg.nodes = Some(num("nodes")?),
+                "movetime" => cfg.movetime = Some(num("movetime")?),
+                "depth" => cfg.depth = Some(num("depth")? as u32),
+                "timeout" => cfg.timeout = Some(num("timeout")?),
+                "variant" => cfg.variant = Some(v.trim().to_string()),
+                "name" => cfg.name = Some(v.trim().to_string()),
+                k if k.starts_with("option.") && k.len() > 7 => {
+                    cfg.options.push((k[7..].to_string(), v.trim().to_string()))
+                }
+                other => {
+                    return Err(format!(
+                        "unknown uci engine setting '{other}' (nodes, movetime, depth, timeout, \
+                         variant, name, option.NAME)"
+                    ))
+                }
+            }
+        }
+        if cfg.nodes.is_none() && cfg.movetime.is_none() && cfg.depth.is_none() {
+            return Err(format!(
+                "uci:{s}: give a search budget, e.g. @nodes=1000 or @movetime=100"
+            ));
+        }
+        Ok(cfg)
+    }
+
+    /// The `go` command for one move.
+    pub fn go_command(&self) -> String {
+        let mut go = String::from("go");
+        if let Some(n) = self.nodes {
+            go.push_str(&format!(" nodes {n}"));
+        }
+        if let Some(t) = self.movetime {
+            go.push_str(&format!(" movetime {t}"));
+        }
+        if let Some(d) = self.depth {
+            go.push_str(&format!(" depth {d}"));
+        }
+        go
+    }
+
+    pub fn move_timeout(&self) -> Duration {
+        Duration::from_millis(match (self.timeout, self.movetime) {
+            (Some(t), _) => t,
+            (None, Some(m)) => 2 * m + 1000,
+            (None, None) => 60_000,
+        })
+    }
+
+    /// The `UCI_Variant` value for a variant.
+    pub fn variant_name(&self, v: &Variant) -> String {
+        self.variant
+            .clone()
+            .or_else(|| v.fairy_stockfish.clone())
+            .unwrap_or_else(|| v.name.clone())
+    }
+}
+
+pub struct UciPlayerFactory {
+    name: String,
+    cfg: UciEngineConfig,
+    variant: Arc<Variant>,
+}
+
+impl UciPlayerFactory {
+    pub fn new(spec: &str, cfg: UciEngineConfig, variant: Arc<Variant>) -> UciPlayerFactory {
+        UciPlayerFactory {
+            name: cfg.name.clone().unwrap_or_else(|| spec.to_string()),
+            cfg,
+            variant,
+        }
+    }
+}
+
+impl PlayerFactory for UciPlayerFactory {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn create(&self, _seed: u64) -> Result<Box<dyn Player>, PlayerError> {
+        Ok(Box::new(UciEngine::start(&self.cfg, &self.variant)?))
+    }
+}
+
+/// A running engine process.
+pub struct UciEngine {
+    cfg: UciEngineConfig,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    healthy: bool,
+    /// The engine's `id name`, if it gave one.
+    pub id_name: Option<String>,
+}
+
+impl UciEngine {
+    /// Starts the engine, runs the handshake, and sets the variant and options.
+    pub fn start(cfg: &UciEngineConfig, variant: &Variant) -> Result<UciEngine, PlayerError> {
+        let mut child = Command::new(&cfg.command[0])
+            .args(&cfg.command[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| {
+                PlayerError::Failure(format!("cannot start '{}': {e}", cfg.command.join(" ")))
+            })?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                match line {
+                    Ok(l) => {
+                        if tx.send(l).is_err() {
+                            break;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+        });
+        let mut e = UciEngine {
+            cfg: cfg.clone(),
+            child,
+            stdin,
+            lines: rx,
+            healthy: true,
+            id_name: None,
+        };
+        e.send("uci")?;
+        let mut variants: Option<Vec<String>> = None;
+        let deadline = Instant::now() + INIT_TIMEOUT;
+        loop {
+            let line = e.next_line(deadline, "uciok")?;
+            let t = line.trim();
+            if t == "uciok" {
+                break;
+            }
+            if let Some(n) = t.strip_prefix("id name ") {
+                e.id_name = Some(n.trim().to_string());
+            }
+            if t.starts_with("option name UCI_Variant ") {
+                let toks: Vec<&str> = t.split_whitespace().collect();
+                variants = Some(
+                    toks.windows(2)
+                        .filter(|w| w[0] == "var")
+                        .map(|w| w[1].to_string())
+                        .collect(),
+                );
+            }
+        }
+        for (k, v) in &cfg.options {
+            e.send(&format!("setoption name {k} value {v}"))?;
+        }
+        let want = cfg.variant_name(variant);
+        let loads_variants = cfg.options.iter().any(|(k, _)| k == "VariantPath");
+        match &variants {
+            Some(list) if !list.contains(&want) && !loads_variants => {
+                e.healthy = false;
+                return Err(PlayerError::Failure(format!(
+                    "the engine does not know UCI_Variant '{want}' (it knows {}); \
+                     set @variant=NAME or @option.VariantPath=FILE",
+                    list.join(" ")
+                )));
+            }
+            Some(_) => e.send(&format!("setoption name UCI_Variant value {want}"))?,
+            // No UCI_Variant option: an engine for one game; its moves are checked anyway.
+            None => {}
+        }
+        e.ready(INIT_TIMEOUT)?;
+        Ok(e)
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), PlayerError> {
+        let r = writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush());
+        r.map_err(|e| {
+            self.healthy = false;
+            PlayerError::Crash(format!(
+                "cannot write to the engine ({e}){}",
+                self.exit_note()
+            ))
+        })
+    }
+
+    fn exit_note(&mut self) -> String {
+        std::thread::sleep(Duration::from_millis(20));
+        match self.child.try_wait() {
+            Ok(Some(st)) => format!(", it exited with {st}"),
+            _ => String::new(),
+        }
+    }
+
+    /// The next line before `deadline`.
+    fn next_line(&mut self, deadline: Instant, waiting_for: &str) -> Result<String, PlayerError> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(left) {
+            Ok(l) => Ok(l),
+            Err(RecvTimeoutError::Timeout) => Err(PlayerError::Timeout(format!(
+                "no '{waiting_for}' within the time allowed"
+            ))),
+            Err(RecvTimeoutError::Disconnected) => {
+                self.healthy = false;
+                Err(PlayerError::Crash(format!(
+                    "the engine closed its output while we waited for '{waiting_for}'{}",
+                    self.exit_note()
+                )))
+            }
+        }
+    }
+
+    fn ready(&mut self, timeout: Duration) -> Result<(), PlayerError> {
+        self.send("isready")?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let l = self.next_line(deadline, "readyok").inspect_err(|_| {
+                self.healthy = false;
+            })?;
+            if l.trim() == "readyok" {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Asks for a move in the game so far.
+    pub fn bestmove(
+        &mut self,
+        start_fen: &str,
+        moves: &[String],
+        stop: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<String, PlayerError> {
+        let mut position = format!("position fen {start_fen}");
+        if !moves.is_empty() {
+            position.push_str(" moves ");
+            position.push_str(&moves.join(" "));
+        }
+        self.send(&position)?;
+        let go = self.cfg.go_command();
+        self.send(&go)?;
+        let deadline = Instant::now() + self.cfg.move_timeout();
+        loop {
+            let step = (Instant::now() + Duration::from_millis(100)).min(deadline);
+            match self.next_line(step, "bestmove") {
+                Ok(l) => {
+                    let mut toks = l.split_whitespace();
+                    if toks.next() == Some("bestmove") {
+                        return match toks.next() {
+                            None | Some("(none)") | Some("0000") => Err(PlayerError::IllegalMove(
+                                format!("'{}' in a position with legal moves", l.trim()),
+                            )),
+                            Some(m) => Ok(m.to_string()),
+                        };
+                    }
+                }
+                Err(PlayerError::Timeout(msg)) => {
+                    if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                        let _ = self.send("stop");
+                        self.healthy = false;
+                        return Err(PlayerError::Failure("the match stopped".into()));
+                    }
+                    if Instant::now() >= deadline {
+                        // Ask it to stop; whatever it says, the game is lost. Keep it only if it
+                        // answers promptly.
+                        let _ = self.send("stop");
+                        let grace = Instant::now() + Duration::from_millis(500);
+                        self.healthy = false;
+                        while let Ok(l) = self.next_line(grace, "bestmove") {
+                            if l.starts_with("bestmove") {
+                                self.healthy = true;
+                                break;
+                            }
+                        }
+                        return Err(PlayerError::Timeout(format!(
+                            "{msg} ({} ms after '{go}')",
+                            self.cfg.move_timeout().as_millis()
+                        )));
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Player for UciEngine {
+    fn new_game(&mut self) -> Result<(), PlayerError> {
+        self.send("ucinewgame")?;
+        self.ready(INIT_TIMEOUT)
+    }
+    fn choose(&mut self, game: &GameView) -> Result<String, PlayerError> {
+        self.bestmove(game.start_fen, game.moves, Some(game.stop))
+    }
+    fn healthy(&self) -> bool {
+        self.healthy
+    }
+}
+
+impl Drop for UciEngine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit").and_then(|_| self.stdin.flush());
+        let deadline = Instant::now() + Duration::from_millis(500);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) => return,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                _ => break,
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

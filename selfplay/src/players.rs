@@ -1,0 +1,283 @@
+//! Players of a match: an evaluator with a search budget (`material@400`, `uniform@100`), a
+//! random mover (`random`), or an external engine speaking UCI (`uci:COMMAND ARGS@nodes=1000`).
+//!
+//! A spec is parsed into a [`PlayerFactory`], which makes one [`Player`] per concurrent game
+//! slot. Evaluators are looked up by name through an [`EvaluatorResolver`]: the built-in one
+//! knows `material` and `uniform`; another kind of evaluator (a network file, `net:FILE@800`)
+//! is added by a resolver that answers for its names and falls back to [`BuiltinEvaluators`].
+//! Another kind of player is one more arm in [`PlayerSpec`] and an implementation of the two
+//! traits.
+
+use crate::config::SearchConfig;
+use crate::evaluator::{Evaluator, MaterialEvaluator, UniformEvaluator};
+use crate::external::{UciEngineConfig, UciPlayerFactory};
+use crate::rng::Rng;
+use crate::search::{Limits, Searcher};
+use std::fmt;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use varzero_rules::{Move, Position, Variant};
+
+/// Why a player produced no legal move: the game is lost by that player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerError {
+    /// The engine process died or closed its output.
+    Crash(String),
+    /// No answer within the time allowed.
+    Timeout(String),
+    /// An illegal or malformed move, or none in a position with legal moves.
+    IllegalMove(String),
+    /// Anything else (cannot start, protocol error).
+    Failure(String),
+}
+
+impl PlayerError {
+    /// The termination name recorded in the games table.
+    pub fn termination(&self) -> &'static str {
+        match self {
+            PlayerError::Crash(_) => "crash",
+            PlayerError::Timeout(_) => "timeout",
+            PlayerError::IllegalMove(_) => "illegal-move",
+            PlayerError::Failure(_) => "engine-error",
+        }
+    }
+    pub fn message(&self) -> &str {
+        match self {
+            PlayerError::Crash(m)
+            | PlayerError::Timeout(m)
+            | PlayerError::IllegalMove(m)
+            | PlayerError::Failure(m) => m,
+        }
+    }
+}
+
+impl fmt::Display for PlayerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.termination(), self.message())
+    }
+}
+
+/// The game so far, as a player sees it.
+pub struct GameView<'a> {
+    pub variant: &'a Arc<Variant>,
+    /// The FEN the game started from and the UCI moves since.
+    pub start_fen: &'a str,
+    pub moves: &'a [String],
+    /// The current position (with its history, for repetition rules).
+    pub pos: &'a Position,
+    /// Set when the match is stopping: a player may return early (the game is discarded).
+    pub stop: &'a AtomicBool,
+}
+
+/// One player instance, used by one game at a time.
+pub trait Player: Send {
+    /// Called before each game; an error loses the game (the slot's player is then recreated).
+    fn new_game(&mut self) -> Result<(), PlayerError> {
+        Ok(())
+    }
+    /// The move to play. The caller checks its legality.
+    fn choose(&mut self, game: &GameView) -> Result<String, PlayerError>;
+    /// False once the player cannot go on (a crashed engine): it is recreated for the next game.
+    fn healthy(&self) -> bool {
+        true
+    }
+}
+
+/// Makes players; shared by the match's worker threads.
+pub trait PlayerFactory: Send + Sync {
+    /// The spec as given (shown in reports and recorded in the games table).
+    fn name(&self) -> String;
+    /// A new player; `seed` seeds any randomness of slot `seed`.
+    fn create(&self, seed: u64) -> Result<Box<dyn Player>, PlayerError>;
+    /// Checks once, before a match, that players can be made (an engine starts and knows the
+    /// variant). The default makes one player.
+    fn check(&self) -> Result<(), PlayerError> {
+        self.create(0).map(|_| ())
+    }
+}
+
+/// Finds an evaluator by name for a variant; `Ok(None)` when the name is not its kind.
+pub trait EvaluatorResolver: Send + Sync {
+    fn resolve(
+        &self,
+        name: &str,
+        variant: &Arc<Variant>,
+    ) -> Result<Option<Arc<dyn Evaluator>>, String>;
+    /// Names it knows, for messages.
+    fn known(&self) -> Vec<String>;
+}
+
+/// `material` and `uniform`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BuiltinEvaluators;
+
+impl EvaluatorResolver for BuiltinEvaluators {
+    fn resolve(
+        &self,
+        name: &str,
+        variant: &Arc<Variant>,
+    ) -> Result<Option<Arc<dyn Evaluator>>, String> {
+        Ok(match name {
+            "material" => Some(Arc::new(MaterialEvaluator::new(variant))),
+            "uniform" => Some(Arc::new(UniformEvaluator)),
+            _ => None,
+        })
+    }
+    fn known(&self) -> Vec<String> {
+        vec!["material".into(), "uniform".into()]
+    }
+}
+
+/// A parsed player spec.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    /// `EVALUATOR@PLAYOUTS` (`material@400`; the evaluator name may contain `:`).
+    Search { evaluator: String, playouts: u32 },
+    /// `random`.
+    Random,
+    /// `uci:COMMAND ARGS[@key=value,...]`.
+    Uci(UciEngineConfig),
+}
+
+impl PlayerSpec {
+    pub fn parse(spec: &str) -> Result<PlayerSpec, String> {
+        let spec = spec.trim();
+        if spec.is_empty() {
+            return Err("empty player spec".into());
+        }
+        if let Some(rest) = spec.strip_prefix("uci:") {
+            return UciEngineConfig::parse(rest).map(PlayerSpec::Uci);
+        }
+        if spec == "random" {
+            return Ok(PlayerSpec::Random);
+        }
+        let (ev, n) = spec.rsplit_once('@').ok_or_else(|| {
+            format!("player '{spec}': expected EVALUATOR@PLAYOUTS, random, or uci:COMMAND")
+        })?;
+        let playouts: u32 =
+            n.trim().parse().ok().filter(|&p| p > 0).ok_or_else(|| {
+                format!("player '{spec}': playouts '{n}' must be a positive number")
+            })?;
+        Ok(PlayerSpec::Search {
+            evaluator: ev.trim().to_string(),
+            playouts,
+        })
+    }
+
+    /// The factory for this spec: evaluators come from `resolver`, searches use `search` (its
+    /// playouts replaced by the spec's; root noise is never used in a match).
+    pub fn factory(
+        &self,
+        spec: &str,
+        variant: &Arc<Variant>,
+        resolver: &dyn EvaluatorResolver,
+        search: &SearchConfig,
+    ) -> Result<Arc<dyn PlayerFactory>, String> {
+        Ok(match self {
+            PlayerSpec::Search {
+                evaluator,
+                playouts,
+            } => {
+                let ev = resolver.resolve(evaluator, variant)?.ok_or_else(|| {
+                    format!(
+                        "player '{spec}': unknown evaluator '{evaluator}' (known: {})",
+                        resolver.known().join(", ")
+                    )
+                })?;
+                let mut cfg = search.clone();
+                cfg.playouts = *playouts;
+                Arc::new(SearchPlayerFactory {
+                    name: spec.to_string(),
+                    evaluator: ev,
+                    cfg,
+                })
+            }
+            PlayerSpec::Random => Arc::new(RandomPlayerFactory),
+            PlayerSpec::Uci(c) => Arc::new(UciPlayerFactory::new(spec, c.clone(), variant.clone())),
+        })
+    }
+}
+
+/// Parses a spec and makes its factory.
+pub fn parse_player(
+    spec: &str,
+    variant: &Arc<Variant>,
+    resolver: &dyn EvaluatorResolver,
+    search: &SearchConfig,
+) -> Result<Arc<dyn PlayerFactory>, String> {
+    PlayerSpec::parse(spec)?.factory(spec, variant, resolver, search)
+}
+
+/// MCTS with an evaluator, a fixed number of root visits per move.
+pub struct SearchPlayerFactory {
+    pub name: String,
+    pub evaluator: Arc<dyn Evaluator>,
+    pub cfg: SearchConfig,
+}
+
+impl PlayerFactory for SearchPlayerFactory {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn create(&self, _seed: u64) -> Result<Box<dyn Player>, PlayerError> {
+        Ok(Box::new(SearchPlayer {
+            searcher: Searcher::new(self.evaluator.clone(), self.cfg.clone()),
+            playouts: self.cfg.playouts as u64,
+        }))
+    }
+}
+
+pub struct SearchPlayer {
+    pub searcher: Searcher,
+    pub playouts: u64,
+}
+
+impl Player for SearchPlayer {
+    fn new_game(&mut self) -> Result<(), PlayerError> {
+        self.searcher.clear();
+        Ok(())
+    }
+    fn choose(&mut self, game: &GameView) -> Result<String, PlayerError> {
+        let limits = Limits {
+            playouts: Some(self.playouts),
+            ..Limits::default()
+        };
+        let info = self
+            .searcher
+            .search(game.pos, &limits, game.stop, &mut |_| {});
+        let m: Move = info
+            .best
+            .ok_or_else(|| PlayerError::Failure("the search found no move".into()))?;
+        Ok(game.pos.uci(m))
+    }
+}
+
+/// Uniformly random game moves.
+pub struct RandomPlayerFactory;
+
+impl PlayerFactory for RandomPlayerFactory {
+    fn name(&self) -> String {
+        "random".into()
+    }
+    fn create(&self, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
+        Ok(Box::new(RandomPlayer {
+            rng: Rng::new(Rng::derive(0x7261_6e64, seed)),
+        }))
+    }
+}
+
+pub struct RandomPlayer {
+    rng: Rng,
+}
+
+impl Player for RandomPlayer {
+    fn choose(&mut self, game: &GameView) -> Result<String, PlayerError> {
+        let mut pos = game.pos.clone();
+        let moves = pos.game_moves();
+        if moves.is_empty() {
+            return Err(PlayerError::Failure("no legal move".into()));
+        }
+        let m = moves.as_slice()[self.rng.below(moves.len())];
+        Ok(pos.uci(m))
+    }
+}

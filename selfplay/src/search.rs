@@ -1,0 +1,257 @@
+//! One search at a time for a player (a match, the UCI engine): PUCT over the rules core with
+//! an evaluator, stopped by playouts, time, a stop flag or a proven win, without root noise, the
+//! most visited move chosen. The tree is kept between calls and reused when the new position
+//! follows the last searched one by moves in the tree (the opponent's reply included).
+
+use crate::config::SearchConfig;
+use crate::evaluator::{Batch, Evaluation, Evaluator};
+use crate::mcts::{Leaf, NodeState, Tree, NONE};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use varzero_rules::{Move, Position};
+
+/// When a search stops (the first limit reached). With none it runs until `stop` is set.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Root visits to reach (reused visits count).
+    pub playouts: Option<u64>,
+    pub time: Option<Duration>,
+    /// Mean playout depth to reach.
+    pub depth: Option<u32>,
+    /// Keep searching (or waiting) until stopped, even past the limits (`go infinite`).
+    pub infinite: bool,
+}
+
+/// Progress of a search, for `info` lines and the caller.
+#[derive(Clone, Debug, Default)]
+pub struct SearchInfo {
+    /// Root visits (including reused ones).
+    pub visits: u64,
+    /// Playouts done by this call.
+    pub playouts: u64,
+    /// Mean and largest depth of this call's playouts.
+    pub depth: u32,
+    pub seldepth: u32,
+    pub elapsed: Duration,
+    /// Root value from the side to move's view (win, draw, loss).
+    pub wdl: [f32; 3],
+    pub best: Option<Move>,
+    /// Most-visited line from the root.
+    pub pv: Vec<Move>,
+    /// A move that wins at once was found.
+    pub proven_win: bool,
+}
+
+impl SearchInfo {
+    /// Centipawn-like score of the expected outcome `q = w - l` (lc0's conversion).
+    pub fn centipawns(&self) -> i32 {
+        let q = (self.wdl[0] - self.wdl[2]).clamp(-0.9999, 0.9999) as f64;
+        (111.714_640_912 * (1.562_068_842_1 * q).tan()).round() as i32
+    }
+}
+
+/// Upper bound on the tree of one search (an infinite search waits once it is reached).
+pub const MAX_TREE_NODES: usize = 20_000_000;
+
+pub struct Searcher {
+    pub evaluator: Arc<dyn Evaluator>,
+    pub cfg: SearchConfig,
+    tree: Tree,
+    /// The position at the tree's root: its FEN before any move, and the moves from there.
+    root_start: String,
+    root_moves: Vec<Move>,
+    batch: Batch,
+    eval: Evaluation,
+    pending: Vec<(u32, u32)>,
+    paths: Vec<u32>,
+    path: Vec<u32>,
+    moves: Vec<Move>,
+}
+
+/// The FEN a position was set up from, and the moves made since.
+fn game_of(pos: &Position) -> (String, Vec<Move>) {
+    let mut p = pos.clone();
+    let moves = p.history();
+    for _ in 0..moves.len() {
+        p.unmake();
+    }
+    (p.fen(), moves)
+}
+
+impl Searcher {
+    pub fn new(evaluator: Arc<dyn Evaluator>, cfg: SearchConfig) -> Searcher {
+        Searcher {
+            evaluator,
+            cfg,
+            tree: Tree::new(),
+            root_start: String::new(),
+            root_moves: Vec::new(),
+            batch: Batch::default(),
+            eval: Evaluation::default(),
+            pending: Vec::new(),
+            paths: Vec::new(),
+            path: Vec::new(),
+            moves: Vec::new(),
+        }
+    }
+
+    /// Forgets the tree (a new game).
+    pub fn clear(&mut self) {
+        self.tree.reset();
+        self.root_start.clear();
+        self.root_moves.clear();
+    }
+
+    /// Moves the root to `pos` if it follows the current root by moves of the tree.
+    fn sync_root(&mut self, pos: &Position) {
+        let (start, moves) = game_of(pos);
+        let follows = self.cfg.tree_reuse
+            && start == self.root_start
+            && moves.len() >= self.root_moves.len()
+            && moves[..self.root_moves.len()] == self.root_moves[..];
+        if follows {
+            for &m in &moves[self.root_moves.len()..] {
+                self.tree.advance(m, true);
+            }
+        } else {
+            self.tree.reset();
+        }
+        // A reused root may still hold pending virtual losses of an aborted search: clear them.
+        for n in &mut self.tree.nodes {
+            n.vloss = 0;
+            if n.state == NodeState::Pending {
+                n.state = NodeState::Unexpanded;
+            }
+        }
+        self.root_start = start;
+        self.root_moves = moves;
+    }
+
+    fn info(&self, start: Instant, playouts: u64, depth_sum: u64, seldepth: u32) -> SearchInfo {
+        let root = self.tree.root();
+        let mut pv = Vec::new();
+        let mut node = self.tree.root;
+        while pv.len() < 64 {
+            let best = self
+                .tree
+                .edges_of(node)
+                .iter()
+                .filter(|e| e.child != NONE)
+                .max_by_key(|e| self.tree.nodes[e.child as usize].visits);
+            match best {
+                Some(e) if self.tree.nodes[e.child as usize].visits > 0 => {
+                    pv.push(e.mv);
+                    node = e.child;
+                }
+                _ => break,
+            }
+        }
+        let best = self.tree.best_root_move();
+        if let (Some(b), Some(first)) = (best, pv.first()) {
+            if b != *first {
+                pv = vec![b];
+            }
+        }
+        SearchInfo {
+            visits: root.visits as u64,
+            playouts,
+            depth: depth_sum.checked_div(playouts).unwrap_or(0) as u32,
+            seldepth,
+            elapsed: start.elapsed(),
+            wdl: self.tree.root_value(),
+            best,
+            pv,
+            proven_win: self.tree.winning_root_move().is_some(),
+        }
+    }
+
+    /// Searches `pos` until a limit is reached or `stop` is set; `report` is called about once
+    /// a second and at the end. Returns the final info (`best` is None when the game is over).
+    pub fn search(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchInfo {
+        let start = Instant::now();
+        self.sync_root(pos);
+        let mut pos = pos.clone();
+        let ev = self.evaluator.clone();
+        let (mut playouts, mut depth_sum, mut seldepth) = (0u64, 0u64, 0u32);
+        let mut last_report = Instant::now();
+        let per_call = self.cfg.leaves_per_game.max(1) as u64;
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let root = *self.tree.root();
+            let done = root.state == NodeState::Terminal
+                || (root.state == NodeState::Expanded
+                    && (limits.playouts.is_some_and(|p| root.visits as u64 >= p)
+                        || limits.time.is_some_and(|t| start.elapsed() >= t)
+                        || limits
+                            .depth
+                            .is_some_and(|d| playouts > 0 && depth_sum / playouts >= d as u64)
+                        || self.tree.winning_root_move().is_some()
+                        || self.tree.nodes.len() >= MAX_TREE_NODES));
+            if done {
+                if limits.infinite && root.state != NodeState::Terminal {
+                    // `go infinite`: the answer waits for `stop`.
+                    std::thread::sleep(Duration::from_millis(2));
+                    continue;
+                }
+                break;
+            }
+            // Gather a few leaves (virtual loss keeps them apart), evaluate them at once.
+            let remaining = limits
+                .playouts
+                .map_or(per_call, |p| p.saturating_sub(root.visits as u64).max(1));
+            self.batch.clear();
+            self.pending.clear();
+            self.paths.clear();
+            for _ in 0..per_call.min(remaining) {
+                self.path.clear();
+                let leaf = self.tree.descend(&mut pos, &self.cfg, &mut self.path);
+                let d = self.path.len() as u32 - 1;
+                if let Leaf::NeedsEval(node) = leaf {
+                    self.moves.clear();
+                    self.moves
+                        .extend(self.tree.edges_of(node).iter().map(|e| e.mv));
+                    self.batch.push(&*ev, &pos, &self.moves);
+                    let s = self.paths.len() as u32;
+                    self.paths.extend_from_slice(&self.path);
+                    self.pending.push((s, self.paths.len() as u32));
+                }
+                for _ in 0..d {
+                    pos.unmake();
+                }
+                if leaf == Leaf::Collision {
+                    break;
+                }
+                playouts += 1;
+                depth_sum += d as u64;
+                seldepth = seldepth.max(d);
+            }
+            if self.batch.n > 0 {
+                ev.evaluate(&self.batch, &mut self.eval);
+                for (i, &(a, b)) in self.pending.iter().enumerate() {
+                    let (m0, m1) = self.batch.ranges[i];
+                    self.tree.apply_evaluation(
+                        &self.paths[a as usize..b as usize],
+                        &self.eval.priors[m0 as usize..m1 as usize],
+                        self.eval.wdl[i],
+                    );
+                }
+            }
+            if last_report.elapsed() >= Duration::from_secs(1) {
+                last_report = Instant::now();
+                report(&self.info(start, playouts, depth_sum, seldepth));
+            }
+        }
+        let info = self.info(start, playouts, depth_sum, seldepth);
+        report(&info);
+        info
+    }
+}

@@ -1,0 +1,385 @@
+//! UCI sessions with our engine, in process: the handshake with Fairy-Stockfish's variant
+//! names, positions and searches under each kind of limit, `stop` and `isready` while thinking,
+//! variant files through `VariantPath`, and bad commands answered by `info string` lines.
+
+use std::io::{BufReader, Read, Write};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use varzero_rules::{Position, Variant};
+use varzero_selfplay::players::BuiltinEvaluators;
+use varzero_selfplay::uci_engine::{Output, UciEngine};
+use varzero_selfplay::SearchConfig;
+
+/// Input fed line by line from the test.
+struct ChanInput {
+    rx: Receiver<String>,
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+impl Read for ChanInput {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos == self.buf.len() {
+            match self.rx.recv() {
+                Ok(line) => {
+                    self.buf = format!("{line}\n").into_bytes();
+                    self.pos = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.buf.len() - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+#[derive(Clone, Default)]
+struct SharedOut(Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedOut {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Session {
+    tx: Option<Sender<String>>,
+    out: SharedOut,
+    seen: usize,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Session {
+    fn new() -> Session {
+        let (tx, rx) = mpsc::channel();
+        let out = SharedOut::default();
+        let o: Output = Arc::new(Mutex::new(Box::new(out.clone())));
+        let handle = std::thread::spawn(move || {
+            let mut e = UciEngine::new(
+                o,
+                Arc::new(BuiltinEvaluators),
+                Variant::builtin("makruk").unwrap(),
+                "material",
+                SearchConfig::default(),
+            );
+            e.run(BufReader::new(ChanInput {
+                rx,
+                buf: Vec::new(),
+                pos: 0,
+            }));
+        });
+        Session {
+            tx: Some(tx),
+            out,
+            seen: 0,
+            handle: Some(handle),
+        }
+    }
+
+    fn send(&self, line: &str) {
+        self.tx.as_ref().unwrap().send(line.to_string()).unwrap();
+    }
+
+    fn lines(&self) -> Vec<String> {
+        String::from_utf8(self.out.0.lock().unwrap().clone())
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect()
+    }
+
+    /// Waits for a new line matching `pred`; returns it (lines before it are consumed).
+    fn expect(&mut self, what: &str, pred: impl Fn(&str) -> bool, secs: u64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let lines = self.lines();
+            for (i, l) in lines.iter().enumerate().skip(self.seen) {
+                if pred(l) {
+                    self.seen = i + 1;
+                    return l.clone();
+                }
+            }
+            if Instant::now() > deadline {
+                panic!("no {what}; output:\n{}", lines.join("\n"));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn expect_prefix(&mut self, prefix: &str) -> String {
+        let p = prefix.to_string();
+        self.expect(prefix, move |l| l.starts_with(&p), 30)
+    }
+
+    /// New lines since the last expectation.
+    fn new_lines(&self) -> Vec<String> {
+        self.lines()[self.seen..].to_vec()
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        self.handle.take().unwrap().join().unwrap();
+    }
+}
+
+fn bestmove_is_legal(variant: &str, fen: Option<&str>, moves: &[&str], line: &str) -> String {
+    let v = Variant::builtin(variant).unwrap();
+    let mut pos = match fen {
+        Some(f) => Position::from_fen(&v, f).unwrap(),
+        None => Position::start(&v),
+    };
+    for m in moves {
+        pos.play_uci(m).unwrap();
+    }
+    let best = line.split_whitespace().nth(1).expect("a move").to_string();
+    let m = pos
+        .parse_uci(&best)
+        .unwrap_or_else(|e| panic!("{line}: {e}"));
+    assert!(pos.game_moves().contains(m), "{line}: not a game move");
+    best
+}
+
+#[test]
+fn handshake_lists_fairy_stockfish_variant_names() {
+    let mut s = Session::new();
+    s.send("uci");
+    let id = s.expect_prefix("id name");
+    assert!(id.contains("varzero"));
+    let opt = s.expect_prefix("option name UCI_Variant");
+    for v in [
+        "makruk",
+        "cambodian",
+        "karouk",
+        "xiangqi",
+        "oxeli",
+        "ouk-chatrang",
+    ] {
+        assert!(opt.contains(&format!(" var {v}")), "{opt}");
+    }
+    s.expect_prefix("option name VariantPath");
+    s.expect_prefix("uciok");
+    s.send("isready");
+    s.expect_prefix("readyok");
+    s.quit();
+}
+
+#[test]
+fn searches_under_each_limit() {
+    let mut s = Session::new();
+    s.send("ucinewgame");
+    s.send("position startpos moves e3e4 e6e5");
+    s.send("go nodes 300");
+    let best = s.expect_prefix("bestmove");
+    bestmove_is_legal("makruk", None, &["e3e4", "e6e5"], &best);
+    // The info line before it: depth, nodes, nps, score, pv.
+    let infos: Vec<String> = s
+        .lines()
+        .into_iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    let last = infos.last().expect("an info line");
+    for key in [
+        " seldepth ",
+        " nodes ",
+        " nps ",
+        " time ",
+        " score cp ",
+        " pv ",
+    ] {
+        assert!(last.contains(key), "{last}");
+    }
+    let nodes: u64 = last
+        .split_whitespace()
+        .skip_while(|t| *t != "nodes")
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(nodes >= 300, "{last}");
+
+    // movetime: answers in about that time.
+    s.send("position startpos");
+    let t = Instant::now();
+    s.send("go movetime 300");
+    let best = s.expect_prefix("bestmove");
+    assert!(t.elapsed() < Duration::from_secs(5));
+    bestmove_is_legal("makruk", None, &[], &best);
+
+    // Clock times (Black to move: btime counts).
+    s.send("position startpos moves a3a4");
+    s.send("go wtime 2000 btime 2000 winc 10 binc 10");
+    let best = s.expect_prefix("bestmove");
+    bestmove_is_legal("makruk", None, &["a3a4"], &best);
+
+    // WDL when asked for.
+    s.send("setoption name UCI_ShowWDL value true");
+    s.send("position startpos");
+    s.send("go nodes 50");
+    s.expect(
+        "an info line with wdl",
+        |l| l.starts_with("info") && l.contains(" wdl "),
+        30,
+    );
+    s.expect_prefix("bestmove");
+    s.quit();
+}
+
+#[test]
+fn infinite_search_answers_isready_and_stops_on_stop() {
+    let mut s = Session::new();
+    s.send("position startpos");
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    s.send("isready");
+    s.expect_prefix("readyok");
+    assert!(
+        !s.new_lines().iter().any(|l| l.starts_with("bestmove")),
+        "no bestmove before stop"
+    );
+    // A command that would change the position is refused while searching.
+    s.send("position startpos moves e3e4");
+    s.expect(
+        "an error for position while searching",
+        |l| l.starts_with("info string error") && l.contains("while searching"),
+        10,
+    );
+    s.send("stop");
+    let best = s.expect_prefix("bestmove");
+    bestmove_is_legal("makruk", None, &[], &best);
+    s.quit();
+}
+
+#[test]
+fn variants_by_fairy_stockfish_names_and_files() {
+    let mut s = Session::new();
+    // Cambodian (ouk-chatrang) by Fairy-Stockfish's name.
+    s.send("setoption name UCI_Variant value cambodian");
+    s.send("position startpos");
+    s.send("d");
+    let fen = s.expect_prefix("info string Fen:");
+    let ouk = Variant::builtin("ouk-chatrang").unwrap();
+    assert!(fen.ends_with(&ouk.start_fen), "{fen}");
+    s.send("go nodes 100");
+    let best = s.expect_prefix("bestmove");
+    bestmove_is_legal("ouk-chatrang", None, &[], &best);
+
+    s.send("setoption name UCI_Variant value xiangqi");
+    s.send("position startpos moves h2e2");
+    s.send("go nodes 200");
+    let best = s.expect_prefix("bestmove");
+    bestmove_is_legal("xiangqi", None, &["h2e2"], &best);
+
+    s.send("setoption name UCI_Variant value karouk");
+    s.send("position startpos");
+    s.send("go nodes 50");
+    let best = s.expect_prefix("bestmove");
+    bestmove_is_legal("kar-ouk", None, &[], &best);
+
+    // A variant file: Makruk where stalemate loses, loaded by VariantPath, chosen by name.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("makruk-stalemate-loses.toml");
+    std::fs::write(
+        &file,
+        "extends = \"makruk\"\nname = \"makruk-stalemate-loses\"\n[rules]\nstalemate = \"loss\"\n",
+    )
+    .unwrap();
+    s.send(&format!(
+        "setoption name VariantPath value {}",
+        file.display()
+    ));
+    s.expect_prefix("info string loaded variant makruk-stalemate-loses");
+    s.send("setoption name UCI_Variant value makruk-stalemate-loses");
+    s.send("uci");
+    let opt = s.expect_prefix("option name UCI_Variant");
+    assert!(opt.contains("var makruk-stalemate-loses"), "{opt}");
+    s.send("position startpos moves e3e4");
+    s.send("go nodes 50");
+    let best = s.expect_prefix("bestmove");
+    bestmove_is_legal("makruk", None, &["e3e4"], &best);
+    s.quit();
+}
+
+#[test]
+fn mate_in_one_and_finished_games() {
+    let mut s = Session::new();
+    // Makruk: Ra8 mates the black king boxed in on h8 by its own pawns.
+    let fen = "7k/6pp/8/8/8/8/8/R3K3 w - - 0 1";
+    s.send(&format!("position fen {fen}"));
+    s.send("go nodes 400");
+    let best = s.expect_prefix("bestmove");
+    assert_eq!(best, "bestmove a1a8");
+    let info = s
+        .lines()
+        .into_iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .unwrap();
+    assert!(info.contains("score mate 1"), "{info}");
+    // After the mate there is no move.
+    s.send(&format!("position fen {fen} moves a1a8"));
+    s.send("go nodes 10");
+    s.expect_prefix("bestmove (none)");
+    s.quit();
+}
+
+#[test]
+fn bad_commands_get_info_string_errors_and_change_nothing() {
+    let mut s = Session::new();
+    let bad: &[(&str, &str)] = &[
+        ("foo bar", "unknown command"),
+        ("position fen not/a/fen w - - 0 1", "bad FEN"),
+        ("position startpos moves e3e5", "move 'e3e5'"),
+        ("position startpos moves zz", "move 'zz'"),
+        ("position sideways", "expected 'position startpos|fen"),
+        (
+            "setoption name UCI_Variant value chess",
+            "unknown variant 'chess'",
+        ),
+        ("setoption name Hash value 16", "unknown option 'Hash'"),
+        (
+            "setoption name Evaluator value nonsense",
+            "unknown evaluator",
+        ),
+        (
+            "setoption name VariantPath value /no/such/file.toml",
+            "VariantPath",
+        ),
+        ("setoption name CPuct value -1", "CPuct"),
+        ("setoption UCI_Variant", "expected 'setoption name"),
+        ("go nodes lots", "needs a number"),
+        ("go sideways", "unknown 'go' parameter"),
+        ("go searchmoves e3e4", "not supported"),
+    ];
+    s.send("position startpos moves e3e4");
+    for (cmd, msg) in bad {
+        s.send(cmd);
+        let line = s.expect(
+            &format!("an error for '{cmd}'"),
+            |l| l.starts_with("info string error:"),
+            10,
+        );
+        assert!(line.contains(msg), "'{cmd}' gave '{line}'");
+    }
+    // Still alive, and still at the position before the bad commands (makruk after e3e4).
+    s.send("isready");
+    s.expect_prefix("readyok");
+    s.send("d");
+    let fen = s.expect_prefix("info string Fen:");
+    assert!(fen.contains(" b "), "{fen}");
+    s.send("go nodes 30");
+    let best = s.expect_prefix("bestmove");
+    bestmove_is_legal("makruk", None, &["e3e4"], &best);
+    // Empty lines are ignored; no output is a crash.
+    s.send("");
+    s.send("isready");
+    s.expect_prefix("readyok");
+    s.quit();
+}

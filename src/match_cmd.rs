@@ -1,0 +1,260 @@
+//! `varzero match`: two players, N games in pairs of the same opening with colours swapped,
+//! several at once, with a progress bar (score, Elo with its 95% interval, SPRT LLR); games go
+//! to a dataset directory (games table) and a text file. The last line of stdout is the result.
+
+use crate::VariantArg;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::sync::Arc;
+use varzero_selfplay::arena::{self, Arena, GameWriter, MatchConfig, MatchState};
+use varzero_selfplay::players::{parse_player, BuiltinEvaluators, EvaluatorResolver};
+use varzero_selfplay::stats::{EloModel, Sprt, SprtDecision};
+
+/// The evaluators players and engines can name. A network evaluator (`net:FILE`) is added by a
+/// resolver that answers for its names and falls back to `BuiltinEvaluators`.
+pub fn evaluators() -> Arc<dyn EvaluatorResolver> {
+    Arc::new(BuiltinEvaluators)
+}
+
+#[derive(Args)]
+pub struct MatchArgs {
+    #[command(flatten)]
+    pub variant: VariantArg,
+    /// Player A: `EVALUATOR@PLAYOUTS` (material@400, uniform@100), `random`, or
+    /// `uci:COMMAND ARGS@nodes=N|movetime=MS[,timeout=MS,variant=NAME,option.NAME=VALUE]`.
+    pub player_a: String,
+    /// Player B (same forms).
+    pub player_b: String,
+    /// Games to play (pairs of games from the same opening, colours swapped).
+    #[arg(long, default_value_t = 20)]
+    pub games: u64,
+    /// Openings: a file with one FEN per line (# comments); default: random openings.
+    #[arg(long)]
+    pub openings: Option<PathBuf>,
+    /// Random plies from the start position for each generated opening (0: the start position).
+    #[arg(long, default_value_t = 4)]
+    pub random_plies: u32,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// SPRT on game pairs: `elo0=0,elo1=10,alpha=0.05,beta=0.05[,model=normalized|logistic]`.
+    #[arg(long)]
+    pub sprt: Option<String>,
+    /// SPRT bounds and errors as separate flags (any of them turns the SPRT on).
+    #[arg(long, allow_hyphen_values = true)]
+    pub elo0: Option<f64>,
+    #[arg(long, allow_hyphen_values = true)]
+    pub elo1: Option<f64>,
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    #[arg(long)]
+    pub beta: Option<f64>,
+    /// Dataset directory for the games (games table shards, games.txt, variant.toml).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Search settings for our players (a run config's [search] table).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+fn sprt_of(a: &MatchArgs) -> Result<Option<Sprt>> {
+    let mut s = match &a.sprt {
+        Some(text) => Some(Sprt::parse(text).map_err(|e| anyhow::anyhow!("--sprt: {e}"))?),
+        None => None,
+    };
+    if a.elo0.is_some() || a.elo1.is_some() || a.alpha.is_some() || a.beta.is_some() {
+        let t = s.get_or_insert_with(Sprt::default);
+        if let Some(x) = a.elo0 {
+            t.elo0 = x;
+        }
+        if let Some(x) = a.elo1 {
+            t.elo1 = x;
+        }
+        if let Some(x) = a.alpha {
+            t.alpha = x;
+        }
+        if let Some(x) = a.beta {
+            t.beta = x;
+        }
+        t.validate().map_err(|e| anyhow::anyhow!("SPRT: {e}"))?;
+    }
+    Ok(s)
+}
+
+fn status(st: &MatchState, sprt: &Option<Sprt>) -> String {
+    let mut s = format!(
+        "score A {}/{} (W {} D {} L {}) elo {}",
+        st.wdl.points(),
+        st.wdl.games(),
+        st.wdl.wins,
+        st.wdl.draws,
+        st.wdl.losses,
+        st.wdl.elo()
+    );
+    if let (Some(t), Some(llr)) = (sprt, st.llr) {
+        s.push_str(&format!(
+            "  llr {llr:.2} ({:.2}, {:.2})",
+            t.lower_bound(),
+            t.upper_bound()
+        ));
+    }
+    s
+}
+
+pub fn run(a: MatchArgs) -> Result<()> {
+    let v = a.variant.load()?;
+    if a.games == 0 || a.concurrency == 0 {
+        bail!("--games and --concurrency must be at least 1");
+    }
+    let sprt = sprt_of(&a)?;
+    let search = crate::selfplay_cmd::load_run_config(&a.config)?.search;
+    let resolver = evaluators();
+    let pa = parse_player(&a.player_a, &v, &*resolver, &search)
+        .map_err(|e| anyhow::anyhow!("player A: {e}"))?;
+    let pb = parse_player(&a.player_b, &v, &*resolver, &search)
+        .map_err(|e| anyhow::anyhow!("player B: {e}"))?;
+    pa.check()
+        .map_err(|e| anyhow::anyhow!("player A ({}): {e}", pa.name()))?;
+    pb.check()
+        .map_err(|e| anyhow::anyhow!("player B ({}): {e}", pb.name()))?;
+    let pairs = a.games.div_ceil(2) as usize;
+    let (openings, source) = match &a.openings {
+        Some(p) => (
+            arena::read_openings(&v, p).map_err(anyhow::Error::msg)?,
+            format!("from {}", p.display()),
+        ),
+        None if a.random_plies == 0 => (vec![v.start_fen.clone()], "the start position".into()),
+        None => (
+            arena::random_openings(&v, pairs, a.random_plies, a.seed)
+                .map_err(anyhow::Error::msg)?,
+            format!("{} random plies, seed {}", a.random_plies, a.seed),
+        ),
+    };
+    let mut writer = match &a.out {
+        Some(d) => Some(
+            GameWriter::create(d, &v)
+                .map_err(anyhow::Error::msg)
+                .with_context(|| format!("--out {}", d.display()))?,
+        ),
+        None => None,
+    };
+    eprintln!(
+        "match {}: A = {}, B = {}; {} games, {} openings ({source}), concurrency {}{}",
+        v.name,
+        pa.name(),
+        pb.name(),
+        a.games,
+        openings.len().min(pairs),
+        a.concurrency,
+        sprt.map(|s| format!(", SPRT {s}")).unwrap_or_default()
+    );
+    let arena = Arena::new(
+        MatchConfig {
+            variant: v.clone(),
+            games: a.games,
+            openings,
+            concurrency: a.concurrency,
+            sprt,
+        },
+        pa.clone(),
+        pb.clone(),
+    );
+    let bar = if a.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(a.games)
+    };
+    bar.set_style(ProgressStyle::with_template("{bar:25} {pos}/{len} games  {msg}").unwrap());
+    let mut write_error: Option<String> = None;
+    let summary = arena.run(&mut |g, st| {
+        bar.set_position(st.games_done);
+        bar.set_message(status(st, &sprt));
+        if let Some(f) = &g.failure {
+            bar.suspend(|| {
+                eprintln!(
+                    "game {}: {} ({}) loses by {}: {}",
+                    g.index,
+                    f.player,
+                    f.name,
+                    f.error.termination(),
+                    f.error.message()
+                )
+            });
+        }
+        if let Some(w) = &mut writer {
+            if let Err(e) = w.push(g) {
+                write_error.get_or_insert(e);
+            }
+        }
+    });
+    bar.finish_and_clear();
+    if let Some(w) = &mut writer {
+        w.flush().map_err(anyhow::Error::msg)?;
+    }
+    if let Some(e) = write_error {
+        bail!("writing games: {e}");
+    }
+    let st = &summary.state;
+    println!(
+        "match {}: A = {}, B = {}; {} games in {:.1} s",
+        v.name,
+        pa.name(),
+        pb.name(),
+        st.games_done,
+        summary.elapsed.as_secs_f64()
+    );
+    if st.penta.pairs() > 0 {
+        println!(
+            "pairs {}  pentanomial [LL, LD, WL+DD, WD, WW] = {} (WL {})  elo from pairs {}",
+            st.penta.pairs(),
+            st.penta,
+            st.penta.win_loss,
+            st.penta.elo()
+        );
+    }
+    if st.failures_a + st.failures_b > 0 {
+        println!(
+            "failures (lost games): A {}, B {}",
+            st.failures_a, st.failures_b
+        );
+    }
+    if let Some(t) = &sprt {
+        let llr = t.llr(&st.penta);
+        let verdict = match t.decide(llr) {
+            SprtDecision::H1 => "H1 accepted (A is stronger by elo1)".to_string(),
+            SprtDecision::H0 => "H0 accepted (A is not stronger than elo0)".to_string(),
+            SprtDecision::Continue => "no decision".to_string(),
+        };
+        println!(
+            "sprt {t}: llr {llr:.2} ({:.2}, {:.2}) {verdict}{}",
+            t.lower_bound(),
+            t.upper_bound(),
+            if t.model == EloModel::Normalized {
+                " (bounds in normalized Elo)"
+            } else {
+                ""
+            }
+        );
+    }
+    if let Some(d) = &a.out {
+        println!("games written to {}", d.display());
+    }
+    println!(
+        "score A {}/{} (W {} D {} L {}) elo {}",
+        st.wdl.points(),
+        st.wdl.games(),
+        st.wdl.wins,
+        st.wdl.draws,
+        st.wdl.losses,
+        st.wdl.elo()
+    );
+    Ok(())
+}

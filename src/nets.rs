@@ -1,0 +1,50 @@
+//! Evaluators by name for players and the pipeline: `net:FILE` loads a trained net (checked
+//! against the variant), anything else goes to the built-in evaluators.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use varzero_rules::Variant;
+use varzero_selfplay::players::{BuiltinEvaluators, EvaluatorResolver};
+use varzero_selfplay::Evaluator;
+
+pub struct NetResolver {
+    pub device: String,
+    cache: Mutex<HashMap<String, Arc<dyn Evaluator>>>,
+}
+
+impl NetResolver {
+    pub fn new(device: &str) -> NetResolver {
+        NetResolver {
+            device: device.into(),
+            cache: Mutex::default(),
+        }
+    }
+}
+
+impl EvaluatorResolver for NetResolver {
+    fn resolve(
+        &self,
+        name: &str,
+        variant: &Arc<Variant>,
+    ) -> Result<Option<Arc<dyn Evaluator>>, String> {
+        let Some(file) = name.strip_prefix("net:") else {
+            return BuiltinEvaluators.resolve(name, variant);
+        };
+        if let Some(ev) = self.cache.lock().unwrap().get(file) {
+            return Ok(Some(ev.clone()));
+        }
+        let ev =
+            crate::selfplay_cmd::net_evaluator(std::path::Path::new(file), variant, &self.device)
+                .map_err(|e| format!("{e:#}"))?;
+        self.cache
+            .lock()
+            .unwrap()
+            .insert(file.to_string(), ev.clone());
+        Ok(Some(ev))
+    }
+    fn known(&self) -> Vec<String> {
+        let mut k = BuiltinEvaluators.known();
+        k.push("net:FILE.safetensors".into());
+        k
+    }
+}

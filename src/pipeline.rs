@@ -1,0 +1,299 @@
+//! `varzero pipeline --config configs/runs/NAME.toml`: the AlphaZero loop. Generation 0 plays
+//! with the material evaluator; each generation trains a net on the window of the newest
+//! positions, plays its self-play games with it, and plays a short match against the previous
+//! generation (score with a 95% interval, recorded; optional gating). Everything lives in one
+//! run directory, and every stage resumes from what is on disk, so rerunning the same command
+//! continues an interrupted run.
+
+use crate::nets::NetResolver;
+use anyhow::{Context, Result};
+use clap::Args;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+use varzero_rules::Variant;
+use varzero_selfplay::arena::{random_openings, Arena, MatchConfig};
+use varzero_selfplay::players::PlayerSpec;
+use varzero_selfplay::{Evaluator, Generator, MaterialEvaluator, SearchConfig, SelfplayConfig};
+use varzero_trainer::TrainConfig;
+
+#[derive(Args)]
+pub struct PipelineArgs {
+    /// Run configuration (see configs/runs/).
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Run directory (default: runs/NAME).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineConfig {
+    pub name: String,
+    pub variant: String,
+    pub generations: u32,
+    pub games_per_generation: u64,
+    /// Match games against the previous generation (pairs of colours).
+    #[serde(default = "default_match_games")]
+    pub match_games: u64,
+    #[serde(default = "default_match_playouts")]
+    pub match_playouts: u32,
+    /// Keep the previous net for self-play when the new one scores below `gate_score`.
+    #[serde(default)]
+    pub gating: bool,
+    #[serde(default = "default_gate")]
+    pub gate_score: f64,
+    #[serde(default = "default_device")]
+    pub device: String,
+    #[serde(default)]
+    pub search: SearchConfig,
+    #[serde(default)]
+    pub selfplay: SelfplayConfig,
+    #[serde(default)]
+    pub train: TrainConfig,
+}
+
+fn default_match_games() -> u64 {
+    20
+}
+fn default_match_playouts() -> u32 {
+    64
+}
+fn default_gate() -> f64 {
+    0.55
+}
+fn default_device() -> String {
+    "cpu".into()
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct MatchRecord {
+    generation: u32,
+    opponent: String,
+    games: u64,
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    score: f64,
+    score_low: f64,
+    score_high: f64,
+    elo: f64,
+    accepted: bool,
+}
+
+fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+fn model_path(dir: &Path, gen: u32) -> PathBuf {
+    dir.join("models").join(format!("gen-{gen:03}.safetensors"))
+}
+
+fn match_path(dir: &Path, gen: u32) -> PathBuf {
+    dir.join("logs").join(format!("match-gen-{gen:03}.json"))
+}
+
+/// The net self-play uses in generation `gen`: the newest accepted one before it.
+fn selfplay_net(dir: &Path, gen: u32) -> Option<PathBuf> {
+    (1..=gen).rev().find_map(|g| {
+        let m = model_path(dir, g);
+        let accepted = std::fs::read_to_string(match_path(dir, g))
+            .ok()
+            .and_then(|t| serde_json::from_str::<MatchRecord>(&t).ok())
+            .is_none_or(|r| r.accepted);
+        (m.exists() && accepted).then_some(m)
+    })
+}
+
+pub fn run(a: PipelineArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&a.config)
+        .with_context(|| format!("cannot read {}", a.config.display()))?;
+    let cfg: PipelineConfig = toml::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {}", a.config.display(), e.message()))?;
+    let dir = a
+        .dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("runs").join(&cfg.name));
+    for d in ["selfplay", "models", "logs", "training"] {
+        std::fs::create_dir_all(dir.join(d))
+            .with_context(|| format!("cannot create {}", dir.join(d).display()))?;
+    }
+    write_atomic(&dir.join("config.toml"), &toml::to_string(&cfg)?)?;
+    let v = Variant::builtin(&cfg.variant)?;
+    let resolver = NetResolver::new(&cfg.device);
+    let start = Instant::now();
+    println!(
+        "pipeline {} ({}): {} generations in {}",
+        cfg.name,
+        v.name,
+        cfg.generations,
+        dir.display()
+    );
+    for gen in 0..cfg.generations {
+        // Self-play.
+        let sp = dir.join("selfplay").join(format!("gen-{gen:03}"));
+        let net = selfplay_net(&dir, gen);
+        let ev: Arc<dyn Evaluator> = match &net {
+            Some(p) => crate::selfplay_cmd::net_evaluator(p, &v, &cfg.device)?,
+            None => Arc::new(MaterialEvaluator::new(&v)),
+        };
+        let mut run = cfg.selfplay.clone();
+        run.seed = cfg.selfplay.seed.wrapping_add(gen as u64 * 1_000_003);
+        let t = Instant::now();
+        let g = Generator::new(v.clone(), ev.clone(), cfg.search.clone(), run);
+        let s = g.run(&sp, cfg.games_per_generation)?;
+        println!(
+            "gen {gen}: self-play with {}: {} games ({} already there), {} positions, {:.0} s",
+            ev.id(),
+            s.games_played,
+            s.games_already_done,
+            s.positions,
+            t.elapsed().as_secs_f64()
+        );
+        // Training.
+        let next = gen + 1;
+        let model = model_path(&dir, next);
+        if !model.exists() {
+            let data: Vec<PathBuf> = (0..=gen)
+                .map(|g| dir.join("selfplay").join(format!("gen-{g:03}")))
+                .collect();
+            let out = dir.join("training").join(format!("gen-{next:03}"));
+            let t = Instant::now();
+            let summary = varzero_trainer::train(
+                &v,
+                &data,
+                &out,
+                net.as_deref(),
+                &cfg.train,
+                varzero_eval_net::parse_device(&cfg.device).map_err(anyhow::Error::msg)?,
+                &mut |_| {},
+            )?;
+            for ext in ["json", "safetensors"] {
+                let from = summary.model.with_extension(ext);
+                let to = model.with_extension(ext);
+                let tmp = to.with_extension(format!("{ext}.tmp"));
+                std::fs::copy(&from, &tmp)
+                    .with_context(|| format!("cannot copy {}", from.display()))?;
+                std::fs::rename(&tmp, &to)?;
+            }
+            let (f, l) = (
+                summary.first.unwrap_or_default(),
+                summary.last.unwrap_or_default(),
+            );
+            let _ = std::fs::copy(
+                out.join("train_log.csv"),
+                dir.join("logs").join(format!("train-gen-{next:03}.csv")),
+            );
+            let _ = std::fs::copy(
+                out.join("train_curves.png"),
+                dir.join("logs").join(format!("train-gen-{next:03}.png")),
+            );
+            println!(
+                "gen {next}: trained {} steps on {} positions in {:.0} s: loss {:.3} -> {:.3}, policy acc {:.2} -> {:.2}",
+                summary.steps_done,
+                summary.samples,
+                t.elapsed().as_secs_f64(),
+                f.loss,
+                l.loss,
+                f.policy_acc,
+                l.policy_acc
+            );
+        }
+        // Match against the previous generation.
+        let mp = match_path(&dir, next);
+        if !mp.exists() {
+            let me = format!("net:{}@{}", model.display(), cfg.match_playouts);
+            let opp = match &net {
+                Some(p) => format!("net:{}@{}", p.display(), cfg.match_playouts),
+                None => format!("material@{}", cfg.match_playouts),
+            };
+            let factory = |spec: &str| -> Result<_> {
+                PlayerSpec::parse(spec)
+                    .and_then(|p| p.factory(spec, &v, &resolver, &cfg.search))
+                    .map_err(anyhow::Error::msg)
+            };
+            let pairs = cfg.match_games.div_ceil(2);
+            let openings = random_openings(&v, pairs as usize, 4, cfg.selfplay.seed ^ next as u64)
+                .map_err(anyhow::Error::msg)?;
+            let mc = MatchConfig {
+                variant: v.clone(),
+                games: pairs * 2,
+                openings,
+                concurrency: cfg.selfplay.threads.max(1),
+                sprt: None,
+            };
+            let arena = Arena::new(mc, factory(&me)?, factory(&opp)?);
+            let t = Instant::now();
+            let summary = arena.run(&mut |_, _| {});
+            let w = &summary.state.wdl;
+            let e = w.elo();
+            let n = w.games().max(1) as f64;
+            let score = w.points() / n;
+            let sd = {
+                let m2 = (w.wins as f64 + 0.25 * w.draws as f64) / n;
+                ((m2 - score * score).max(0.0) / n).sqrt()
+            };
+            let rec = MatchRecord {
+                generation: next,
+                opponent: opp.clone(),
+                games: w.games(),
+                wins: w.wins,
+                draws: w.draws,
+                losses: w.losses,
+                score,
+                score_low: (score - 1.96 * sd).max(0.0),
+                score_high: (score + 1.96 * sd).min(1.0),
+                elo: e.elo,
+                accepted: !cfg.gating || score >= cfg.gate_score,
+            };
+            write_atomic(&mp, &serde_json::to_string_pretty(&rec)?)?;
+            println!(
+                "gen {next}: match vs {opp}: score {:.3} [{:.3}, {:.3}] (W {} D {} L {}) elo {} in {:.0} s{}",
+                rec.score,
+                rec.score_low,
+                rec.score_high,
+                rec.wins,
+                rec.draws,
+                rec.losses,
+                e,
+                t.elapsed().as_secs_f64(),
+                if rec.accepted { "" } else { " -- rejected by gating" }
+            );
+        }
+    }
+    // A CSV of all matches, rebuilt from the per-generation records.
+    let mut csv = String::from(
+        "generation,opponent,games,wins,draws,losses,score,score_low,score_high,elo,accepted\n",
+    );
+    for g in 1..=cfg.generations {
+        if let Some(r) = std::fs::read_to_string(match_path(&dir, g))
+            .ok()
+            .and_then(|t| serde_json::from_str::<MatchRecord>(&t).ok())
+        {
+            csv.push_str(&format!(
+                "{},{},{},{},{},{},{:.4},{:.4},{:.4},{:.1},{}\n",
+                r.generation,
+                r.opponent,
+                r.games,
+                r.wins,
+                r.draws,
+                r.losses,
+                r.score,
+                r.score_low,
+                r.score_high,
+                r.elo,
+                r.accepted
+            ));
+        }
+    }
+    write_atomic(&dir.join("logs").join("matches.csv"), &csv)?;
+    println!("done in {:.0} s. outputs: {}/{{selfplay,models,logs,training}} (config.toml, logs/matches.csv)", start.elapsed().as_secs_f64(), dir.display());
+    Ok(())
+}

@@ -1,0 +1,155 @@
+//! `varzero train`: fit a net on the newest positions of one or more dataset directories.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::sync::Arc;
+use varzero_rules::Variant;
+use varzero_trainer::TrainConfig;
+
+#[derive(Args)]
+pub struct TrainArgs {
+    /// Dataset directories (oldest first); the newest positions form the window.
+    #[arg(long, required = true, num_args = 1..)]
+    pub data: Vec<PathBuf>,
+    /// Output directory: model.safetensors (+ .json), checkpoints, train_log.csv, train_curves.png.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Start from this net's weights.
+    #[arg(long)]
+    pub init: Option<PathBuf>,
+    /// A variant file; by default the variant named in the data.
+    #[arg(long)]
+    pub variant_file: Option<PathBuf>,
+    /// A run configuration whose [train] table sets the defaults.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    #[arg(long)]
+    pub steps: Option<u64>,
+    #[arg(long)]
+    pub batch_size: Option<usize>,
+    #[arg(long)]
+    pub window: Option<usize>,
+    #[arg(long)]
+    pub lr: Option<f64>,
+    #[arg(long)]
+    pub blocks: Option<usize>,
+    #[arg(long)]
+    pub channels: Option<usize>,
+    /// cpu, cuda or cuda:N.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The variant of a dataset: the one its games name (built in).
+pub fn variant_of_data(dirs: &[PathBuf]) -> Result<Arc<Variant>> {
+    for d in dirs.iter().rev() {
+        let (shards, _) = varzero_datasets::list_shards(d)?;
+        if let Some(s) = shards.last() {
+            let games = varzero_datasets::read_games(&s.path)?;
+            if let Some(g) = games.first() {
+                return Variant::builtin(&g.variant).with_context(|| {
+                    format!("dataset {} names variant '{}'", d.display(), g.variant)
+                });
+            }
+        }
+    }
+    anyhow::bail!(
+        "no complete shard in {}",
+        dirs.iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+pub fn train_config(path: &Option<PathBuf>) -> Result<TrainConfig> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[serde(default)]
+        train: TrainConfig,
+    }
+    Ok(match path {
+        None => TrainConfig::default(),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            let t: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+                anyhow::anyhow!("{}: {}", p.display(), e.message())
+            })?;
+            let only =
+                toml::Table::from_iter(t.get("train").map(|v| ("train".to_string(), v.clone())));
+            only.try_into::<File>()
+                .map_err(|e| anyhow::anyhow!("{}: [train]: {}", p.display(), e.message()))?
+                .train
+        }
+    })
+}
+
+pub fn run(a: TrainArgs) -> Result<()> {
+    let variant = match &a.variant_file {
+        Some(f) => Variant::from_file(f)?,
+        None => variant_of_data(&a.data)?,
+    };
+    let mut cfg = train_config(&a.config)?;
+    if let Some(x) = a.steps {
+        cfg.steps = x;
+    }
+    if let Some(x) = a.batch_size {
+        cfg.batch_size = x;
+    }
+    if let Some(x) = a.window {
+        cfg.window = x;
+    }
+    if let Some(x) = a.lr {
+        cfg.lr = x;
+    }
+    if let Some(x) = a.blocks {
+        cfg.arch.blocks = x;
+    }
+    if let Some(x) = a.channels {
+        cfg.arch.channels = x;
+    }
+    let device = varzero_eval_net::parse_device(&a.device).map_err(anyhow::Error::msg)?;
+    let bar = if a.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(cfg.steps)
+    };
+    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} steps  {msg}").unwrap());
+    let s = varzero_trainer::train(
+        &variant,
+        &a.data,
+        &a.out,
+        a.init.as_deref(),
+        &cfg,
+        device,
+        &mut |l| {
+            bar.set_position(l.step);
+            bar.set_message(format!(
+                "loss {:.3} (policy {:.3}, value {:.3})  acc {:.2}/{:.2}  {:.0} samples/s",
+                l.loss, l.policy_loss, l.value_loss, l.policy_acc, l.value_acc, l.samples_per_s
+            ));
+        },
+    )?;
+    bar.finish_and_clear();
+    if let Some(r) = s.resumed_from {
+        println!("resumed from the checkpoint at step {r}");
+    }
+    if let (Some(f), Some(l)) = (&s.first, &s.last) {
+        println!(
+            "trained {} steps on {} positions ({:.0} samples/s): loss {:.3} -> {:.3}, policy acc {:.2} -> {:.2}, value acc {:.2} -> {:.2}",
+            s.steps_done, s.samples, s.samples_per_s, f.loss, l.loss, f.policy_acc, l.policy_acc, f.value_acc, l.value_acc
+        );
+    }
+    println!("model {}", s.model.display());
+    println!(
+        "logs {} and {}",
+        a.out.join("train_log.csv").display(),
+        a.out.join("train_curves.png").display()
+    );
+    Ok(())
+}

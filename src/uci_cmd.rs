@@ -1,0 +1,43 @@
+//! `varzero uci`: our engine (MCTS with the material or uniform evaluator) speaking UCI with
+//! Fairy-Stockfish's conventions on stdin/stdout (see `varzero_selfplay::uci_engine`).
+
+use crate::VariantArg;
+use anyhow::Result;
+use clap::Args;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use varzero_selfplay::uci_engine::{Output, UciEngine};
+
+#[derive(Args)]
+pub struct UciArgs {
+    /// The variant until `setoption name UCI_Variant` (`--variant-file`, `--set` apply too).
+    #[command(flatten)]
+    pub variant: VariantArg,
+    /// The evaluator until `setoption name Evaluator`.
+    #[arg(long, default_value = "material")]
+    pub evaluator: String,
+    /// Search settings (a run config's [search] table).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+pub fn run(a: UciArgs) -> Result<()> {
+    let v = a.variant.load()?;
+    let search = crate::selfplay_cmd::load_run_config(&a.config)?.search;
+    let resolver = crate::match_cmd::evaluators();
+    if resolver
+        .resolve(&a.evaluator, &v)
+        .map_err(anyhow::Error::msg)?
+        .is_none()
+    {
+        anyhow::bail!(
+            "unknown evaluator '{}' (known: {})",
+            a.evaluator,
+            resolver.known().join(", ")
+        );
+    }
+    let out: Output = Arc::new(Mutex::new(Box::new(std::io::stdout())));
+    let mut engine = UciEngine::new(out, resolver, v, &a.evaluator, search);
+    engine.run(std::io::stdin().lock());
+    Ok(())
+}

@@ -1,0 +1,68 @@
+//! A two-generation pipeline on a tiny configuration runs end to end, and a rerun resumes
+//! (finds every stage done) without redoing work.
+
+use std::process::Command;
+
+#[test]
+fn two_generations_then_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("tiny.toml");
+    std::fs::write(
+        &cfg,
+        r#"name = "ci"
+variant = "makruk"
+generations = 2
+games_per_generation = 6
+match_games = 2
+match_playouts = 8
+[search]
+playouts = 12
+[selfplay]
+threads = 1
+games_per_worker = 6
+[train]
+steps = 6
+batch_size = 16
+checkpoint_every = 3
+[train.arch]
+blocks = 1
+channels = 8
+"#,
+    )
+    .unwrap();
+    let run = dir.path().join("run");
+    let go = || {
+        Command::new(env!("CARGO_BIN_EXE_varzero"))
+            .args(["pipeline", "--quiet", "--config"])
+            .arg(&cfg)
+            .arg("--dir")
+            .arg(&run)
+            .output()
+            .unwrap()
+    };
+    let out = go();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for f in [
+        "models/gen-001.safetensors",
+        "models/gen-001.json",
+        "models/gen-002.safetensors",
+        "logs/matches.csv",
+        "config.toml",
+    ] {
+        assert!(run.join(f).exists(), "{f} missing");
+    }
+    let csv = std::fs::read_to_string(run.join("logs/matches.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    let again = go();
+    assert!(again.status.success());
+    let text = String::from_utf8_lossy(&again.stdout);
+    assert!(text.contains("0 games (6 already there)"), "{text}");
+    assert!(
+        !text.contains("trained"),
+        "a finished run trains nothing again: {text}"
+    );
+}

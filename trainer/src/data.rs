@@ -1,0 +1,132 @@
+//! Training samples from the datasets: the newest positions, with their policy targets turned
+//! into policy indices and their legal-move masks, encoded batch by batch.
+
+use crate::{other, Result};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tch::{Device, Tensor};
+use varzero_datasets::SkippedShard;
+use varzero_eval_net::Encoding;
+use varzero_rules::{Position, Variant};
+
+/// One position with its targets, ready to encode.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    pub fen: String,
+    /// (policy index, probability); empty when the search was cheap (no policy target).
+    pub policy: Vec<(u32, f32)>,
+    pub legal: Vec<u32>,
+    pub wdl: [f32; 3],
+}
+
+pub struct Samples {
+    pub variant: Arc<Variant>,
+    pub items: Vec<Sample>,
+}
+
+impl Samples {
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Inputs, dense policy targets, legal-move masks (0 or -1e9) and WDL targets of a batch.
+    pub fn batch(
+        &self,
+        enc: &Encoding,
+        idx: &[usize],
+        device: Device,
+    ) -> (Tensor, Tensor, Tensor, Tensor) {
+        let n = idx.len();
+        let (il, pl) = (enc.input_len(), enc.policy_len());
+        let mut x = vec![0f32; n * il];
+        let mut pol = vec![0f32; n * pl];
+        let mut mask = vec![-1e9f32; n * pl];
+        let mut wdl = vec![0f32; n * 3];
+        for (b, &i) in idx.iter().enumerate() {
+            let s = &self.items[i];
+            let pos = Position::from_fen(&self.variant, &s.fen).expect("validated when loaded");
+            enc.encode(&pos, &mut x[b * il..(b + 1) * il]);
+            for &(k, p) in &s.policy {
+                pol[b * pl + k as usize] = p;
+            }
+            for &k in &s.legal {
+                mask[b * pl + k as usize] = 0.0;
+            }
+            wdl[b * 3..b * 3 + 3].copy_from_slice(&s.wdl);
+        }
+        let t = |v: &[f32], shape: &[i64]| Tensor::from_slice(v).view(shape).to_device(device);
+        (
+            t(
+                &x,
+                &[
+                    n as i64,
+                    enc.planes as i64,
+                    enc.ranks as i64,
+                    enc.files as i64,
+                ],
+            ),
+            t(&pol, &[n as i64, pl as i64]),
+            t(&mask, &[n as i64, pl as i64]),
+            t(&wdl, &[n as i64, 3]),
+        )
+    }
+}
+
+/// The newest `n` positions of `dirs` for `variant` (positions of other rules are skipped).
+pub fn load_window(
+    variant: &Arc<Variant>,
+    dirs: &[PathBuf],
+    n: usize,
+) -> Result<(Samples, Vec<SkippedShard>)> {
+    let (lf, skipped) = varzero_datasets::scan_positions_window_dirs(dirs, n)?;
+    let enc = Encoding::new(variant);
+    let mut items = Vec::new();
+    let rules_hash = format!("{:016x}", variant.rules_hash);
+    if let Some(lf) = lf {
+        let df = lf.collect().map_err(other)?;
+        for r in varzero_datasets::positions_from_frame(&df).map_err(other)? {
+            if r.rules_hash != rules_hash {
+                continue;
+            }
+            let Ok(pos) = Position::from_fen(variant, &r.fen) else {
+                continue;
+            };
+            let stm = pos.side_to_move();
+            let legal: Vec<u32> = pos
+                .legal_moves()
+                .iter()
+                .map(|&m| enc.policy_index(m, stm) as u32)
+                .collect();
+            let policy = if r.full_search {
+                r.policy_moves
+                    .iter()
+                    .zip(&r.policy_probs)
+                    .filter_map(|(m, &p)| {
+                        pos.parse_uci(m)
+                            .ok()
+                            .map(|m| (enc.policy_index(m, stm) as u32, p))
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            items.push(Sample {
+                fen: r.fen,
+                policy,
+                legal,
+                wdl: r.result_wdl,
+            });
+        }
+    }
+    Ok((
+        Samples {
+            variant: variant.clone(),
+            items,
+        },
+        skipped,
+    ))
+}

@@ -1,0 +1,104 @@
+//! Training curves as a PNG: losses and accuracies by step.
+
+use crate::StepLog;
+use plotters::prelude::*;
+use std::path::Path;
+
+/// Registers a system font for labels if one is found; without one the chart has no text.
+pub(crate) fn font_available() -> bool {
+    static FONT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FONT.get_or_init(|| {
+        for p in [
+            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/TTF/DejaVuSans.ttf",
+        ] {
+            if let Ok(bytes) = std::fs::read(p) {
+                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
+                    return true;
+                }
+            }
+        }
+        false
+    })
+}
+
+pub(crate) fn curves(logs: &[StepLog], path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    if logs.is_empty() {
+        return Ok(());
+    }
+    let text = font_available();
+    let root = BitMapBackend::new(path, (1000, 420)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (left, right) = root.split_horizontally(500);
+    let max_step = logs.last().unwrap().step as f64;
+    let max_loss = logs.iter().map(|l| l.loss).fold(0.0, f64::max) * 1.05;
+    let series: [(&str, fn(&StepLog) -> f64, RGBColor); 3] = [
+        ("loss", |l| l.loss, BLACK),
+        ("policy", |l| l.policy_loss, BLUE),
+        ("value", |l| l.value_loss, RED),
+    ];
+    let mut c = ChartBuilder::on(&left);
+    c.margin(10)
+        .x_label_area_size(if text { 30 } else { 5 })
+        .y_label_area_size(if text { 45 } else { 5 });
+    if text {
+        c.caption("losses", ("sans-serif", 18));
+    }
+    let mut chart = c.build_cartesian_2d(0.0..max_step.max(1.0), 0.0..max_loss.max(1e-3))?;
+    if text {
+        chart.configure_mesh().x_desc("step").draw()?;
+    }
+    for (name, f, color) in series {
+        let s = chart.draw_series(LineSeries::new(
+            logs.iter().map(|l| (l.step as f64, f(l))),
+            color,
+        ))?;
+        if text {
+            s.label(name)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], color));
+        }
+    }
+    if text {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE)
+            .border_style(BLACK)
+            .draw()?;
+    }
+    let mut c = ChartBuilder::on(&right);
+    c.margin(10)
+        .x_label_area_size(if text { 30 } else { 5 })
+        .y_label_area_size(if text { 45 } else { 5 });
+    if text {
+        c.caption("accuracy", ("sans-serif", 18));
+    }
+    let mut chart = c.build_cartesian_2d(0.0..max_step.max(1.0), 0.0..1.0)?;
+    if text {
+        chart.configure_mesh().x_desc("step").draw()?;
+    }
+    let acc: [(&str, fn(&StepLog) -> f64, RGBColor); 2] = [
+        ("policy top-1", |l| l.policy_acc, BLUE),
+        ("value", |l| l.value_acc, RED),
+    ];
+    for (name, f, color) in acc {
+        let s = chart.draw_series(LineSeries::new(
+            logs.iter().map(|l| (l.step as f64, f(l))),
+            color,
+        ))?;
+        if text {
+            s.label(name)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], color));
+        }
+    }
+    if text {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE)
+            .border_style(BLACK)
+            .draw()?;
+    }
+    root.present()?;
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! The trainer fits a tiny dataset, and resumes from a checkpoint to exactly the same state.
+
+use std::path::Path;
+use tch::Device;
+use varzero_datasets::{write_shard, GameRecord, PositionRecord};
+use varzero_eval_net::{Arch, Net};
+use varzero_rules::{Position, Variant};
+use varzero_trainer::{train, TrainConfig};
+
+/// A few Makruk positions, each with one "best" move and a result.
+fn tiny_dataset(dir: &Path) {
+    let v = Variant::builtin("makruk").unwrap();
+    let mut pos = Position::start(&v);
+    let mut rows = Vec::new();
+    for ply in 0..12u32 {
+        let moves = pos.legal_moves();
+        let m = moves.as_slice()[(ply as usize * 7) % moves.len()];
+        let w = if ply % 2 == 0 {
+            [1.0, 0.0, 0.0]
+        } else {
+            [0.0, 0.0, 1.0]
+        };
+        rows.push(PositionRecord {
+            game_id: 0,
+            ply,
+            variant: v.name.clone(),
+            rules_hash: format!("{:016x}", v.rules_hash),
+            fen: pos.fen(),
+            policy_moves: vec![pos.uci(m)],
+            policy_probs: vec![1.0],
+            result_wdl: w,
+            root_wdl: w,
+            visits: 1,
+            full_search: true,
+            evaluator: "test".into(),
+        });
+        pos.make(m);
+    }
+    let game = GameRecord {
+        game_id: 0,
+        variant: v.name.clone(),
+        rules_hash: format!("{:016x}", v.rules_hash),
+        result: "1-0".into(),
+        termination: "checkmate".into(),
+        plies: 12,
+        seed: 0,
+        evaluator: "test".into(),
+        search: "{}".into(),
+        start_fen: v.start_fen.clone(),
+        moves: String::new(),
+    };
+    write_shard(dir, 0, "t", &rows, &[game]).unwrap();
+}
+
+fn cfg(steps: u64) -> TrainConfig {
+    TrainConfig {
+        steps,
+        batch_size: 12,
+        window: 100,
+        lr: 0.05,
+        checkpoint_every: 10,
+        arch: Arch {
+            blocks: 1,
+            channels: 16,
+        },
+        ..TrainConfig::default()
+    }
+}
+
+#[test]
+fn fits_a_tiny_dataset() {
+    tch::set_num_threads(1);
+    tch::manual_seed(3);
+    let d = tempfile::tempdir().unwrap();
+    tiny_dataset(&d.path().join("data"));
+    let v = Variant::builtin("makruk").unwrap();
+    let s = train(
+        &v,
+        &[d.path().join("data")],
+        &d.path().join("out"),
+        None,
+        &cfg(60),
+        Device::Cpu,
+        &mut |_| {},
+    )
+    .unwrap();
+    let (f, l) = (s.first.unwrap(), s.last.unwrap());
+    assert!(l.loss < 0.3 * f.loss, "loss {} -> {}", f.loss, l.loss);
+    assert!(l.policy_acc > 0.9, "policy accuracy {}", l.policy_acc);
+    assert!(d.path().join("out/train_log.csv").exists());
+    assert!(d.path().join("out/train_curves.png").exists());
+}
+
+#[test]
+fn resumes_from_a_checkpoint_to_the_same_state() {
+    tch::set_num_threads(1);
+    let d = tempfile::tempdir().unwrap();
+    let data = d.path().join("data");
+    tiny_dataset(&data);
+    let v = Variant::builtin("makruk").unwrap();
+    // Uninterrupted: 20 steps.
+    tch::manual_seed(4);
+    let a = train(
+        &v,
+        std::slice::from_ref(&data),
+        &d.path().join("a"),
+        None,
+        &cfg(20),
+        Device::Cpu,
+        &mut |_| {},
+    )
+    .unwrap();
+    // Interrupted after step 15 (the checkpoint is at 10), then run again.
+    tch::manual_seed(4);
+    let out_b = d.path().join("b");
+    let interrupted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = train(
+            &v,
+            std::slice::from_ref(&data),
+            &out_b,
+            None,
+            &cfg(20),
+            Device::Cpu,
+            &mut |l| {
+                if l.step == 15 {
+                    panic!("interrupt");
+                }
+            },
+        );
+    }));
+    assert!(interrupted.is_err());
+    tch::manual_seed(99); // The resumed run must not depend on a fresh initialisation.
+    let b = train(
+        &v,
+        &[data],
+        &out_b,
+        None,
+        &cfg(20),
+        Device::Cpu,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(b.resumed_from, Some(10));
+    assert_eq!(b.steps_done, 10);
+    let na = Net::load(&a.model, &v, Device::Cpu).unwrap();
+    let nb = Net::load(&b.model, &v, Device::Cpu).unwrap();
+    let (va, vb) = (na.vs.variables(), nb.vs.variables());
+    assert_eq!(va.len(), vb.len());
+    for (k, t) in &va {
+        assert!(t.equal(&vb[k]), "{k} differs after resume");
+    }
+    let log = std::fs::read_to_string(out_b.join("train_log.csv")).unwrap();
+    assert_eq!(log.lines().count(), 21, "one log line per step, none twice");
+}
