@@ -204,7 +204,9 @@ fn a_crashing_engine_loses_its_games_and_the_match_goes_on() {
 fn sprt_stops_a_decided_match() {
     let (ok, stdout, stderr) = run(&[
         "match",
-        "material@40",
+        "--variant",
+        "kar-ouk",
+        "material@300",
         "random",
         "--games",
         "400",

@@ -181,7 +181,7 @@ impl Arena {
 
     fn play(&self, index: u64, a: &mut Slot, b: &mut Slot) -> Option<MatchGame> {
         let pair = index / 2;
-        let a_white = index % 2 == 0;
+        let a_white = index.is_multiple_of(2);
         let opening = (pair % self.cfg.openings.len() as u64) as usize;
         let start_fen = self.cfg.openings[opening].clone();
         let v = &self.cfg.variant;

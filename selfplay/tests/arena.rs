@@ -124,11 +124,12 @@ fn player_specs() {
 
 #[test]
 fn material_search_beats_random_and_games_are_written() {
-    // Kar Ouk (the first check wins): a short search finds wins a random mover does not see;
-    // in Makruk a weak search rarely mates before the counting rules draw.
+    // Kar Ouk (the first check wins): a search of a few hundred playouts sees the checks a
+    // random mover walks into (with 40 it is no better than random, and in Makruk a weak
+    // search rarely mates before the counting rules draw).
     let v = Variant::builtin("kar-ouk").unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (summary, games) = play(&v, "material@40", "random", 8, 2, None, Some(dir.path()));
+    let (summary, games) = play(&v, "material@300", "random", 8, 2, None, Some(dir.path()));
     let st = &summary.state;
     assert_eq!(st.games_done, 8);
     assert_eq!(st.penta.pairs(), 4);
@@ -192,7 +193,7 @@ fn a_decided_sprt_stops_the_match() {
         beta: 0.1,
         model: EloModel::Logistic,
     };
-    let (summary, _) = play(&v, "material@40", "random", 200, 2, Some(sprt), None);
+    let (summary, _) = play(&v, "material@300", "random", 200, 2, Some(sprt), None);
     assert!(summary.sprt_stopped, "{:?}", summary.state);
     assert!(summary.state.games_done < 200);
     assert!(summary.state.llr.unwrap() >= sprt.upper_bound());

@@ -272,10 +272,10 @@ fn variants_by_fairy_stockfish_names_and_files() {
     bestmove_is_legal("ouk-chatrang", None, &[], &best);
 
     s.send("setoption name UCI_Variant value xiangqi");
-    s.send("position startpos moves h2e2");
+    s.send("position startpos moves h3e3");
     s.send("go nodes 200");
     let best = s.expect_prefix("bestmove");
-    bestmove_is_legal("xiangqi", None, &["h2e2"], &best);
+    bestmove_is_legal("xiangqi", None, &["h3e3"], &best);
 
     s.send("setoption name UCI_Variant value karouk");
     s.send("position startpos");

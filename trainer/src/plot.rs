@@ -4,6 +4,9 @@ use crate::StepLog;
 use plotters::prelude::*;
 use std::path::Path;
 
+/// A curve: its label, the value it plots, its colour.
+type Curve = (&'static str, fn(&StepLog) -> f64, RGBColor);
+
 /// Registers a system font for labels if one is found; without one the chart has no text.
 pub(crate) fn font_available() -> bool {
     static FONT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
@@ -34,7 +37,7 @@ pub(crate) fn curves(logs: &[StepLog], path: &Path) -> Result<(), Box<dyn std::e
     let (left, right) = root.split_horizontally(500);
     let max_step = logs.last().unwrap().step as f64;
     let max_loss = logs.iter().map(|l| l.loss).fold(0.0, f64::max) * 1.05;
-    let series: [(&str, fn(&StepLog) -> f64, RGBColor); 3] = [
+    let series: [Curve; 3] = [
         ("loss", |l| l.loss, BLACK),
         ("policy", |l| l.policy_loss, BLUE),
         ("value", |l| l.value_loss, RED),
@@ -78,7 +81,7 @@ pub(crate) fn curves(logs: &[StepLog], path: &Path) -> Result<(), Box<dyn std::e
     if text {
         chart.configure_mesh().x_desc("step").draw()?;
     }
-    let acc: [(&str, fn(&StepLog) -> f64, RGBColor); 2] = [
+    let acc: [Curve; 2] = [
         ("policy top-1", |l| l.policy_acc, BLUE),
         ("value", |l| l.value_acc, RED),
     ];

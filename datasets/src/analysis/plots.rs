@@ -77,6 +77,7 @@ const SIZE: (u32, u32) = (900, 520);
 const BLUE_BAR: RGBColor = RGBColor(70, 110, 190);
 const RED_BAR: RGBColor = RGBColor(200, 90, 70);
 
+#[allow(clippy::type_complexity)] // one drawing closure per backend
 fn draw_to(
     dir: &Path,
     stem: &str,
