@@ -43,7 +43,7 @@ fn uci_session_over_stdin_and_stdout() {
             }
         }
     });
-    let mut wait_for = |prefix: &str| -> (String, Vec<String>) {
+    let wait_for = |prefix: &str| -> (String, Vec<String>) {
         let mut before = Vec::new();
         loop {
             let l = rx

@@ -1,3 +1,4 @@
+#![allow(clippy::needless_range_loop)] // boards are built square by square
 //! The analysis: intervals and tests against hand-computed values, the logistic regression
 //! recovering planted piece values (from features, and end to end from games tables whose
 //! results were drawn from planted values), the per-group summary, JSON and charts.
