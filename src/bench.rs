@@ -32,6 +32,25 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 3)]
         runs: usize,
     },
+    /// The default network on this machine: raw batched inference (tch forward, no_grad) at
+    /// batch 1/8/32/128, what the self-play evaluator achieves at the same batch sizes, and
+    /// trainer samples/s against a raw forward+backward+update loop.
+    Net {
+        #[arg(long, default_value = "makruk")]
+        variant: String,
+        /// `cpu` or `cuda[:N]`.
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        /// Seconds per self-play measurement.
+        #[arg(long, default_value_t = 8.0)]
+        seconds: f64,
+        /// Training steps per measurement (batch 256).
+        #[arg(long, default_value_t = 12)]
+        steps: u64,
+        /// libtorch intra-op threads (default: libtorch's choice).
+        #[arg(long)]
+        torch_threads: Option<i32>,
+    },
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -83,6 +102,13 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             playouts,
             runs,
         } => bench_selfplay(&variant, games, playouts, runs)?,
+        BenchCmd::Net {
+            variant,
+            device,
+            seconds,
+            steps,
+            torch_threads,
+        } => bench_net(&variant, &device, seconds, steps, torch_threads)?,
     }
     Ok(())
 }
@@ -163,4 +189,227 @@ fn bench_selfplay(variant: &str, games: u64, playouts: u32, runs: usize) -> Resu
         n
     );
     Ok(())
+}
+
+/// Median seconds of `f` over `reps` runs after one warm-up run.
+fn time_median(reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    median(
+        (0..reps.max(1))
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64()
+            })
+            .collect(),
+    )
+}
+
+/// Raw inference positions/s of `net` at batch `b`: one forward on a random input, outputs
+/// copied back to the host (as the evaluator must).
+fn raw_forward(
+    net: &varzero_eval_net::Net,
+    b: usize,
+    device: varzero_eval_net::tch::Device,
+) -> f64 {
+    use varzero_eval_net::tch::{Kind, Tensor};
+    let e = &net.enc;
+    let x = Tensor::randn(
+        [b as i64, e.planes as i64, e.ranks as i64, e.files as i64],
+        (Kind::Float, device),
+    );
+    // Enough repetitions for about a second of work at the reference speeds.
+    let reps = (2000 / b).clamp(5, 200);
+    let s = time_median(reps, || {
+        let (p, v) = net.infer(&x);
+        let _ = p.to_device(varzero_eval_net::tch::Device::Cpu);
+        let _ = v.to_device(varzero_eval_net::tch::Device::Cpu);
+    });
+    b as f64 / s
+}
+
+fn bench_net(
+    variant: &str,
+    device: &str,
+    seconds: f64,
+    steps: u64,
+    torch_threads: Option<i32>,
+) -> Result<()> {
+    use varzero_eval_net::{Arch, Net, NetEvaluator};
+    let v = Variant::builtin(variant)?;
+    let dev = varzero_eval_net::parse_device(device).map_err(anyhow::Error::msg)?;
+    if let Some(t) = torch_threads {
+        varzero_eval_net::tch::set_num_threads(t);
+    }
+    let arch = Arch::default();
+    let net = Net::new(&v, arch, dev);
+    println!(
+        "net {}x{} ({} parameters, {} input planes, policy {}), {variant}, device {device}, {} libtorch threads",
+        arch.blocks,
+        arch.channels,
+        net.parameters(),
+        net.enc.planes,
+        net.enc.policy_len(),
+        varzero_eval_net::tch::get_num_threads()
+    );
+
+    println!("\ninference, median positions/s");
+    println!("{:>6} {:>12}", "batch", "raw forward");
+    let mut raw = Vec::new();
+    for b in [1usize, 8, 32, 128] {
+        let r = raw_forward(&net, b, dev);
+        raw.push((b, r));
+        println!("{b:>6} {r:>12.0}");
+    }
+
+    // The evaluator against the raw forward on the same batch of real positions, the calls
+    // interleaved so that both see the same machine.
+    println!("\nevaluator vs raw forward on the same positions (interleaved), median positions/s");
+    println!(
+        "{:>6} {:>12} {:>12} {:>8}",
+        "batch", "raw forward", "evaluate()", "ratio"
+    );
+    let ev = NetEvaluator::new(Net::new(&v, arch, dev), "net:bench".into());
+    let positions = sample_positions(&v, 128, 7);
+    for b in [1usize, 8, 32, 128] {
+        let mut batch = varzero_selfplay::Batch::default();
+        for p in &positions[..b] {
+            batch.push(&*ev, p, p.legal_moves().as_slice());
+        }
+        let e = &net.enc;
+        let x = varzero_eval_net::tch::Tensor::from_slice(&batch.inputs)
+            .view([b as i64, e.planes as i64, e.ranks as i64, e.files as i64])
+            .to_device(dev);
+        let mut out = varzero_selfplay::Evaluation::default();
+        let reps = (3000 / b).clamp(10, 300);
+        let (mut raw, mut evs) = (Vec::new(), Vec::new());
+        for i in 0..=reps {
+            let t = Instant::now();
+            let (p, v) = net.infer(&x);
+            let _ = (
+                p.to_device(varzero_eval_net::tch::Device::Cpu),
+                v.to_device(varzero_eval_net::tch::Device::Cpu),
+            );
+            let r = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            varzero_selfplay::Evaluator::evaluate(&*ev, &batch, &mut out);
+            let q = t.elapsed().as_secs_f64();
+            if i > 0 {
+                raw.push(r);
+                evs.push(q);
+            }
+        }
+        let (r, q) = (b as f64 / median(raw), b as f64 / median(evs));
+        println!("{b:>6} {r:>12.0} {q:>12.0} {:>7.0}%", 100.0 * q / r);
+    }
+
+    // Self-play with the net evaluator: one worker gathering `games x leaves` leaves per call.
+    println!("\nself-play with the net evaluator ({seconds:.0} s per row, 1 worker thread)");
+    println!(
+        "{:>6} {:>10} {:>16} {:>11} {:>10} {:>10}",
+        "target", "mean batch", "evaluate() pos/s", "eval share", "tree share", "pos/s wall"
+    );
+    for (games, leaves) in [(1usize, 1u32), (2, 4), (8, 4), (32, 4)] {
+        let dir =
+            std::env::temp_dir().join(format!("varzero-bench-net-{}-{games}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let search = SearchConfig {
+            playouts: 100,
+            leaves_per_game: leaves,
+            ..SearchConfig::default()
+        };
+        let run = SelfplayConfig {
+            threads: 1,
+            games_per_worker: games,
+            seed: 1,
+            ..SelfplayConfig::default()
+        };
+        let gen = Generator::new(v.clone(), ev.clone(), search, run);
+        let stop = gen.stop.clone();
+        let timer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
+            stop.store(true, Ordering::Relaxed);
+        });
+        let t = Instant::now();
+        gen.run(&dir, 1_000_000)?;
+        let wall = t.elapsed().as_secs_f64();
+        let _ = timer.join();
+        let _ = std::fs::remove_dir_all(&dir);
+        let st = &gen.stats;
+        let evals = st.evals.load(Ordering::Relaxed) as f64;
+        let batches = st.eval_batches.load(Ordering::Relaxed).max(1) as f64;
+        let eval_s = st.eval_nanos.load(Ordering::Relaxed) as f64 * 1e-9;
+        let worker_s = st.worker_nanos.load(Ordering::Relaxed) as f64 * 1e-9;
+        let share = eval_s / worker_s.max(1e-9);
+        println!(
+            "{:>6} {:>10.1} {:>16.0} {:>10.1}% {:>9.1}% {:>10.0}",
+            games * leaves as usize,
+            evals / batches,
+            evals / eval_s.max(1e-9),
+            100.0 * share,
+            100.0 * (1.0 - share),
+            evals / wall
+        );
+    }
+
+    // Training: the trainer on real self-play data against the same step on a fixed batch.
+    println!("\ntraining, batch 256, {steps} steps, median samples/s per step");
+    let data = std::env::temp_dir().join(format!("varzero-bench-train-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let gen = Generator::new(
+        v.clone(),
+        Arc::new(MaterialEvaluator::new(&v)),
+        SearchConfig {
+            playouts: 64,
+            ..SearchConfig::default()
+        },
+        SelfplayConfig {
+            games_per_worker: 16,
+            ..SelfplayConfig::default()
+        },
+    );
+    gen.run(&data.join("selfplay"), 32)?;
+    let cfg = varzero_trainer::TrainConfig {
+        steps,
+        checkpoint_every: steps + 1,
+        ..Default::default()
+    };
+    let mut per_step = Vec::new();
+    varzero_trainer::train(
+        &v,
+        &[data.join("selfplay")],
+        &data.join("out"),
+        None,
+        &cfg,
+        dev,
+        &mut |l| per_step.push(l.samples_per_s),
+    )?;
+    let _ = std::fs::remove_dir_all(&data);
+    per_step.remove(0); // the first step warms libtorch up
+    let trainer = median(per_step);
+    let raw = varzero_trainer::raw_loop_samples_per_s(&v, &cfg, dev, steps as usize);
+    println!("{:>14} {:>14} {:>9}", "trainer", "raw loop", "ratio");
+    println!(
+        "{trainer:>14.0} {raw:>14.0} {:>8.0}%",
+        100.0 * trainer / raw
+    );
+    Ok(())
+}
+
+/// `n` positions from random games (a few random plies each, a new game every 24 plies), so a
+/// batch holds varied, real positions.
+fn sample_positions(v: &Arc<Variant>, n: usize, seed: u64) -> Vec<Position> {
+    let mut rng = varzero_selfplay::Rng::new(seed);
+    let mut out = Vec::with_capacity(n);
+    let mut pos = Position::start(v);
+    while out.len() < n {
+        let moves = pos.legal_moves();
+        if moves.is_empty() || pos.history_len() >= 24 {
+            pos = Position::start(v);
+            continue;
+        }
+        pos.make(moves.as_slice()[rng.below(moves.len())]);
+        out.push(pos.clone());
+    }
+    out
 }

@@ -9,24 +9,27 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::Arc;
 use varzero_selfplay::arena::{self, Arena, GameWriter, MatchConfig, MatchState};
-use varzero_selfplay::players::{parse_player, BuiltinEvaluators, EvaluatorResolver};
+use varzero_selfplay::players::{parse_player, EvaluatorResolver};
 use varzero_selfplay::stats::{EloModel, Sprt, SprtDecision};
 
-/// The evaluators players and engines can name. A network evaluator (`net:FILE`) is added by a
-/// resolver that answers for its names and falls back to `BuiltinEvaluators`.
-pub fn evaluators() -> Arc<dyn EvaluatorResolver> {
-    Arc::new(BuiltinEvaluators)
+/// The evaluators players and engines can name: `net:FILE` (a trained net on `device`) and
+/// the built-in ones.
+pub fn evaluators(device: &str) -> Arc<dyn EvaluatorResolver> {
+    Arc::new(crate::nets::NetResolver::new(device))
 }
 
 #[derive(Args)]
 pub struct MatchArgs {
     #[command(flatten)]
     pub variant: VariantArg,
-    /// Player A: `EVALUATOR@PLAYOUTS` (material@400, uniform@100), `random`, or
+    /// Player A: `EVALUATOR@PLAYOUTS` (net:FILE.safetensors@800, material@400, uniform@100), `random`, or
     /// `uci:COMMAND ARGS@nodes=N|movetime=MS[,timeout=MS,variant=NAME,option.NAME=VALUE]`.
     pub player_a: String,
     /// Player B (same forms).
     pub player_b: String,
+    /// Device of `net:` players: `cpu` or `cuda[:N]`.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
     /// Games to play (pairs of games from the same opening, colours swapped).
     #[arg(long, default_value_t = 20)]
     pub games: u64,
@@ -116,7 +119,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
     }
     let sprt = sprt_of(&a)?;
     let search = crate::selfplay_cmd::load_run_config(&a.config)?.search;
-    let resolver = evaluators();
+    let resolver = evaluators(&a.device);
     let pa = parse_player(&a.player_a, &v, &*resolver, &search)
         .map_err(|e| anyhow::anyhow!("player A: {e}"))?;
     let pb = parse_player(&a.player_b, &v, &*resolver, &search)

@@ -100,14 +100,91 @@ fn match_path(dir: &Path, gen: u32) -> PathBuf {
     dir.join("logs").join(format!("match-gen-{gen:03}.json"))
 }
 
+fn final_match_path(dir: &Path) -> PathBuf {
+    dir.join("logs").join("match-last-vs-gen-000.json")
+}
+
+fn read_record(path: &Path) -> Option<MatchRecord> {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<MatchRecord>(&t).ok())
+}
+
+impl MatchRecord {
+    fn line(&self) -> String {
+        format!(
+            "match vs {}: score {:.3} [{:.3}, {:.3}] (W {} D {} L {}) elo {:+.0}{}",
+            self.opponent,
+            self.score,
+            self.score_low,
+            self.score_high,
+            self.wins,
+            self.draws,
+            self.losses,
+            self.elo,
+            if self.accepted {
+                ""
+            } else {
+                " -- rejected by gating"
+            }
+        )
+    }
+}
+
+/// Plays `me` against `opp` from random openings, each with both colours, and records the score
+/// of `me` with a 95% interval (normal approximation over games).
+fn play_match(
+    v: &Arc<Variant>,
+    resolver: &NetResolver,
+    cfg: &PipelineConfig,
+    generation: u32,
+    me: &str,
+    opp: &str,
+    seed: u64,
+) -> Result<MatchRecord> {
+    let factory = |spec: &str| -> Result<_> {
+        PlayerSpec::parse(spec)
+            .and_then(|p| p.factory(spec, v, resolver, &cfg.search))
+            .map_err(anyhow::Error::msg)
+    };
+    let pairs = cfg.match_games.div_ceil(2);
+    let openings = random_openings(v, pairs as usize, 4, seed).map_err(anyhow::Error::msg)?;
+    let mc = MatchConfig {
+        variant: v.clone(),
+        games: pairs * 2,
+        openings,
+        concurrency: cfg.selfplay.threads.max(1),
+        sprt: None,
+    };
+    let arena = Arena::new(mc, factory(me)?, factory(opp)?);
+    let summary = arena.run(&mut |_, _| {});
+    let w = &summary.state.wdl;
+    let n = w.games().max(1) as f64;
+    let score = w.points() / n;
+    let sd = {
+        let m2 = (w.wins as f64 + 0.25 * w.draws as f64) / n;
+        ((m2 - score * score).max(0.0) / n).sqrt()
+    };
+    Ok(MatchRecord {
+        generation,
+        opponent: opp.to_string(),
+        games: w.games(),
+        wins: w.wins,
+        draws: w.draws,
+        losses: w.losses,
+        score,
+        score_low: (score - 1.96 * sd).max(0.0),
+        score_high: (score + 1.96 * sd).min(1.0),
+        elo: w.elo().elo,
+        accepted: !cfg.gating || score >= cfg.gate_score,
+    })
+}
+
 /// The net self-play uses in generation `gen`: the newest accepted one before it.
 fn selfplay_net(dir: &Path, gen: u32) -> Option<PathBuf> {
     (1..=gen).rev().find_map(|g| {
         let m = model_path(dir, g);
-        let accepted = std::fs::read_to_string(match_path(dir, g))
-            .ok()
-            .and_then(|t| serde_json::from_str::<MatchRecord>(&t).ok())
-            .is_none_or(|r| r.accepted);
+        let accepted = read_record(&match_path(dir, g)).is_none_or(|r| r.accepted);
         (m.exists() && accepted).then_some(m)
     })
 }
@@ -214,68 +291,53 @@ pub fn run(a: PipelineArgs) -> Result<()> {
                 Some(p) => format!("net:{}@{}", p.display(), cfg.match_playouts),
                 None => format!("material@{}", cfg.match_playouts),
             };
-            let factory = |spec: &str| -> Result<_> {
-                PlayerSpec::parse(spec)
-                    .and_then(|p| p.factory(spec, &v, &resolver, &cfg.search))
-                    .map_err(anyhow::Error::msg)
-            };
-            let pairs = cfg.match_games.div_ceil(2);
-            let openings = random_openings(&v, pairs as usize, 4, cfg.selfplay.seed ^ next as u64)
-                .map_err(anyhow::Error::msg)?;
-            let mc = MatchConfig {
-                variant: v.clone(),
-                games: pairs * 2,
-                openings,
-                concurrency: cfg.selfplay.threads.max(1),
-                sprt: None,
-            };
-            let arena = Arena::new(mc, factory(&me)?, factory(&opp)?);
-            let t = Instant::now();
-            let summary = arena.run(&mut |_, _| {});
-            let w = &summary.state.wdl;
-            let e = w.elo();
-            let n = w.games().max(1) as f64;
-            let score = w.points() / n;
-            let sd = {
-                let m2 = (w.wins as f64 + 0.25 * w.draws as f64) / n;
-                ((m2 - score * score).max(0.0) / n).sqrt()
-            };
-            let rec = MatchRecord {
-                generation: next,
-                opponent: opp.clone(),
-                games: w.games(),
-                wins: w.wins,
-                draws: w.draws,
-                losses: w.losses,
-                score,
-                score_low: (score - 1.96 * sd).max(0.0),
-                score_high: (score + 1.96 * sd).min(1.0),
-                elo: e.elo,
-                accepted: !cfg.gating || score >= cfg.gate_score,
-            };
+            let rec = play_match(
+                &v,
+                &resolver,
+                &cfg,
+                next,
+                &me,
+                &opp,
+                cfg.selfplay.seed ^ next as u64,
+            )?;
             write_atomic(&mp, &serde_json::to_string_pretty(&rec)?)?;
-            println!(
-                "gen {next}: match vs {opp}: score {:.3} [{:.3}, {:.3}] (W {} D {} L {}) elo {} in {:.0} s{}",
-                rec.score,
-                rec.score_low,
-                rec.score_high,
-                rec.wins,
-                rec.draws,
-                rec.losses,
-                e,
-                t.elapsed().as_secs_f64(),
-                if rec.accepted { "" } else { " -- rejected by gating" }
-            );
+            println!("gen {next}: {}", rec.line());
         }
+    }
+    // The last generation against generation 0 (the material evaluator): what the loop gained.
+    let last = cfg.generations;
+    let fp = final_match_path(&dir);
+    if last >= 2 && model_path(&dir, last).exists() && !fp.exists() {
+        let me = format!(
+            "net:{}@{}",
+            model_path(&dir, last).display(),
+            cfg.match_playouts
+        );
+        let opp = format!("material@{}", cfg.match_playouts);
+        let mut rec = play_match(
+            &v,
+            &resolver,
+            &cfg,
+            last,
+            &me,
+            &opp,
+            cfg.selfplay.seed ^ 0xf1a1,
+        )?;
+        rec.accepted = true; // gating is about the previous generation, not this one
+        write_atomic(&fp, &serde_json::to_string_pretty(&rec)?)?;
+    }
+    if let Some(r) = read_record(&fp) {
+        println!("gen {} vs gen 0: {}", r.generation, r.line());
     }
     // A CSV of all matches, rebuilt from the per-generation records.
     let mut csv = String::from(
         "generation,opponent,games,wins,draws,losses,score,score_low,score_high,elo,accepted\n",
     );
-    for g in 1..=cfg.generations {
-        if let Some(r) = std::fs::read_to_string(match_path(&dir, g))
-            .ok()
-            .and_then(|t| serde_json::from_str::<MatchRecord>(&t).ok())
+    let records = (1..=cfg.generations)
+        .map(|g| match_path(&dir, g))
+        .chain([fp])
+        .filter_map(|p| read_record(&p));
+    for r in records {
         {
             csv.push_str(&format!(
                 "{},{},{},{},{},{},{:.4},{:.4},{:.4},{:.1},{}\n",

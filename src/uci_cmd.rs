@@ -1,5 +1,5 @@
-//! `varzero uci`: our engine (MCTS with the material or uniform evaluator) speaking UCI with
-//! Fairy-Stockfish's conventions on stdin/stdout (see `varzero_selfplay::uci_engine`).
+//! `varzero uci`: our engine (MCTS with a trained net, or the material or uniform evaluator)
+//! speaking UCI with Fairy-Stockfish's conventions on stdin/stdout (see `varzero_selfplay::uci_engine`).
 
 use crate::VariantArg;
 use anyhow::Result;
@@ -16,6 +16,9 @@ pub struct UciArgs {
     /// The evaluator until `setoption name Evaluator`.
     #[arg(long, default_value = "material")]
     pub evaluator: String,
+    /// Device of a `net:` evaluator: `cpu` or `cuda[:N]`.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
     /// Search settings (a run config's [search] table).
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -24,7 +27,7 @@ pub struct UciArgs {
 pub fn run(a: UciArgs) -> Result<()> {
     let v = a.variant.load()?;
     let search = crate::selfplay_cmd::load_run_config(&a.config)?.search;
-    let resolver = crate::match_cmd::evaluators();
+    let resolver = crate::match_cmd::evaluators(&a.device);
     if resolver
         .resolve(&a.evaluator, &v)
         .map_err(anyhow::Error::msg)?

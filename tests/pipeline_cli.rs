@@ -51,12 +51,18 @@ channels = 8
         "models/gen-001.json",
         "models/gen-002.safetensors",
         "logs/matches.csv",
+        "logs/match-last-vs-gen-000.json",
         "config.toml",
     ] {
         assert!(run.join(f).exists(), "{f} missing");
     }
     let csv = std::fs::read_to_string(run.join("logs/matches.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 3, "{csv}");
+    // Header, generation 1 vs material, generation 2 vs 1, generation 2 vs material.
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    assert!(
+        csv.lines().last().unwrap().starts_with("2,material@8,2,"),
+        "{csv}"
+    );
     let again = go();
     assert!(again.status.success());
     let text = String::from_utf8_lossy(&again.stdout);

@@ -304,6 +304,16 @@ pub struct PieceValues {
     /// Logit of having the move, and of being the first player (each with its interval).
     pub side_to_move: Interval,
     pub first_player: Interval,
+    /// The reference piece's logit with its interval: when the interval reaches 0 the unit is
+    /// not measured and the values' intervals are unbounded in practice.
+    pub reference_logit: Interval,
+}
+
+impl PieceValues {
+    /// Whether the unit piece's effect is distinguishable from zero (its interval above 0).
+    pub fn reference_measured(&self) -> bool {
+        self.reference_logit.lower > 0.0
+    }
 }
 
 /// Everything about one (variant, rules hash) group.
@@ -636,7 +646,17 @@ pub fn analyze(
                     ));
                 }
                 match fit_piece_values(v, &samples, opts) {
-                    Ok(pv) => Some(pv),
+                    Ok(pv) => {
+                        if !pv.reference_measured() && opts.bootstrap > 0 {
+                            notes.push(format!(
+                                "the {} logit's interval [{:.3}, {:.3}] reaches 0: the unit is \
+                                 not measured, so the values' intervals are very wide (more \
+                                 games, or more decisive ones, are needed)",
+                                pv.reference, pv.reference_logit.lower, pv.reference_logit.upper
+                            ));
+                        }
+                        Some(pv)
+                    }
                     Err(e) => {
                         notes.push(format!("piece values: {e}"));
                         None
@@ -931,6 +951,7 @@ pub fn fit_piece_values(
     let present: Vec<usize> = (0..games).filter(|&g| !by_game[g].is_empty()).collect();
     let mut rng = Mix(opts.seed ^ 0xb007_5742);
     let mut draws: Vec<Vec<f64>> = vec![Vec::new(); d];
+    let mut ref_draws: Vec<f64> = Vec::new();
     for _ in 0..opts.bootstrap {
         let mut w = vec![0.0; samples.len()];
         for _ in 0..present.len() {
@@ -940,6 +961,7 @@ pub fn fit_piece_values(
             }
         }
         if let Some(b) = logistic_fit(samples, &w, opts.ridge) {
+            ref_draws.push(b[ri]);
             for j in 0..d {
                 // Piece columns scaled by the reference; the two extra terms stay logits.
                 draws[j].push(if j < kinds.len() { b[j] / b[ri] } else { b[j] });
@@ -949,6 +971,7 @@ pub fn fit_piece_values(
     for dj in &mut draws {
         dj.sort_by(f64::total_cmp);
     }
+    ref_draws.sort_by(f64::total_cmp);
     let interval = |j: usize, point: f64| {
         if draws[j].is_empty() {
             (f64::NAN, f64::NAN)
@@ -983,6 +1006,12 @@ pub fn fit_piece_values(
         values,
         side_to_move: interval(kinds.len(), beta[kinds.len()]),
         first_player: interval(kinds.len() + 1, beta[kinds.len() + 1]),
+        reference_logit: if ref_draws.is_empty() {
+            (f64::NAN, f64::NAN)
+        } else {
+            (percentile(&ref_draws, 0.025), percentile(&ref_draws, 0.975))
+        }
+        .into_interval(beta[ri]),
     })
 }
 
@@ -1078,6 +1107,14 @@ pub fn format_reports(reports: &[GroupReport]) -> String {
                     pv.first_player.value,
                     pv.first_player.lower,
                     pv.first_player.upper
+                );
+                let _ = writeln!(
+                    s,
+                    "  unit ({}) logit {:.3} [{:.3}, {:.3}]",
+                    pv.reference,
+                    pv.reference_logit.value,
+                    pv.reference_logit.lower,
+                    pv.reference_logit.upper
                 );
             }
             None => {

@@ -16,7 +16,7 @@ fn pos(game: u64, ply: u32) -> PositionRecord {
         result_wdl: [1.0, 0.0, 0.0],
         root_wdl: [0.5, 0.25, 0.25],
         visits: 200 + ply,
-        full_search: ply % 2 == 0,
+        full_search: ply.is_multiple_of(2),
         evaluator: "material".into(),
     }
 }

@@ -29,6 +29,9 @@ pub struct Stats {
     /// Nanoseconds inside evaluator calls, and in the workers' loops in all.
     pub eval_nanos: AtomicU64,
     pub worker_nanos: AtomicU64,
+    /// Leaves evaluated, and the evaluator calls they went in (their ratio is the mean batch).
+    pub evals: AtomicU64,
+    pub eval_batches: AtomicU64,
     pub shards: AtomicU64,
 }
 
@@ -269,6 +272,10 @@ impl Generator {
                 self.stats
                     .eval_nanos
                     .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                self.stats
+                    .evals
+                    .fetch_add(batch.n as u64, Ordering::Relaxed);
+                self.stats.eval_batches.fetch_add(1, Ordering::Relaxed);
                 for (i, &(gi, a, b)) in pending.iter().enumerate() {
                     let (m0, m1) = batch.ranges[i];
                     games[gi].tree.apply_evaluation(

@@ -62,7 +62,8 @@ fn fmt_elo(x: f64) -> String {
     } else if x == f64::NEG_INFINITY {
         "-inf".into()
     } else {
-        format!("{:+.0}", x)
+        // `+ 0.0` turns -0 into 0.
+        format!("{:+.0}", x.round() + 0.0)
     }
 }
 

@@ -49,6 +49,9 @@ pub struct UciEngine {
     thread: Option<JoinHandle<Searcher>>,
     infinite: bool,
     stop: Arc<AtomicBool>,
+    /// Set by the search thread before it prints `bestmove`: a command after that line never
+    /// finds the engine busy (the thread is joined instead).
+    finished: Arc<AtomicBool>,
 }
 
 impl UciEngine {
@@ -74,6 +77,7 @@ impl UciEngine {
             thread: None,
             infinite: false,
             stop: Arc::default(),
+            finished: Arc::default(),
         }
     }
 
@@ -86,7 +90,9 @@ impl UciEngine {
     }
 
     fn searching(&mut self) -> bool {
-        if self.thread.as_ref().is_some_and(|t| t.is_finished()) {
+        if self.finished.load(Ordering::Acquire)
+            || self.thread.as_ref().is_some_and(|t| t.is_finished())
+        {
             self.join();
         }
         self.thread.is_some()
@@ -398,14 +404,17 @@ impl UciEngine {
         }
         let mut searcher = self.searcher.take().expect("an idle searcher");
         self.stop.store(false, Ordering::Relaxed);
+        self.finished.store(false, Ordering::Release);
         self.infinite = limits.infinite;
         let stop = self.stop.clone();
+        let finished = self.finished.clone();
         let out = self.out.clone();
         let pos = self.pos.clone();
         let show_wdl = self.show_wdl;
         self.thread = Some(std::thread::spawn(move || {
             let mut report = |i: &SearchInfo| say(&out, &info_line(&pos, i, show_wdl));
             let info = searcher.search(&pos, &limits, &stop, &mut report);
+            finished.store(true, Ordering::Release);
             match info.best {
                 Some(m) => say(&out, &format!("bestmove {}", pos.uci(m))),
                 None => say(&out, "bestmove (none)"),

@@ -325,6 +325,43 @@ pub fn train(
     })
 }
 
+/// Samples/s of the training step alone: the same forward, losses, backward and update as
+/// [`train`] on one fixed random batch (no data loading), median over `steps` after a warm-up.
+/// The trainer's own figure divided by this one is the data pipeline's cost.
+pub fn raw_loop_samples_per_s(
+    variant: &Arc<Variant>,
+    cfg: &TrainConfig,
+    device: Device,
+    steps: usize,
+) -> f64 {
+    let net = Net::new(variant, cfg.arch, device);
+    let opt = Sgd::new(&net);
+    let e = &net.enc;
+    let n = cfg.batch_size as i64;
+    let pl = e.policy_len() as i64;
+    let x = Tensor::randn(
+        [n, e.planes as i64, e.ranks as i64, e.files as i64],
+        (Kind::Float, device),
+    );
+    let pol = Tensor::randn([n, pl], (Kind::Float, device)).softmax(-1, Kind::Float);
+    let mask = Tensor::zeros([n, pl], (Kind::Float, device));
+    let wdl = Tensor::randn([n, 3], (Kind::Float, device)).softmax(-1, Kind::Float);
+    let mut times = Vec::new();
+    for i in 0..=steps.max(1) {
+        let t = Instant::now();
+        opt.zero_grad();
+        let (loss, ..) = batch_losses(&net, &x, &pol, &mask, &wdl, true, cfg.value_weight);
+        loss.backward();
+        opt.step(cfg.lr, cfg.momentum, cfg.weight_decay);
+        let _ = loss.double_value(&[]);
+        if i > 0 {
+            times.push(t.elapsed().as_secs_f64());
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    cfg.batch_size as f64 / times[times.len() / 2]
+}
+
 fn save_checkpoint(
     net: &Net,
     opt: &Sgd,

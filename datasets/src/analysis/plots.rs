@@ -171,6 +171,7 @@ where
     if text {
         chart
             .configure_mesh()
+            .light_line_style(WHITE)
             .disable_x_mesh()
             .x_labels(0)
             .y_desc("rate / score")
@@ -280,6 +281,7 @@ where
     if text {
         chart
             .configure_mesh()
+            .light_line_style(WHITE)
             .disable_x_mesh()
             .x_labels(0)
             .y_desc("value")
@@ -345,6 +347,7 @@ where
     if text {
         chart
             .configure_mesh()
+            .light_line_style(WHITE)
             .x_desc("plies")
             .y_desc("games")
             .draw()?;
