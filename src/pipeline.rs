@@ -49,6 +49,10 @@ pub struct PipelineConfig {
     pub gate_score: f64,
     #[serde(default = "default_device")]
     pub device: String,
+    /// Playouts of generation 0's material self-play (default: `search.playouts`): the
+    /// material evaluator is cheap, and deeper searches give it decisive games to learn from.
+    #[serde(default)]
+    pub gen0_playouts: Option<u32>,
     #[serde(default)]
     pub search: SearchConfig,
     #[serde(default)]
@@ -224,7 +228,11 @@ pub fn run(a: PipelineArgs) -> Result<()> {
         let mut run = cfg.selfplay.clone();
         run.seed = cfg.selfplay.seed.wrapping_add(gen as u64 * 1_000_003);
         let t = Instant::now();
-        let g = Generator::new(v.clone(), ev.clone(), cfg.search.clone(), run);
+        let mut search = cfg.search.clone();
+        if let (None, Some(p)) = (&net, cfg.gen0_playouts) {
+            search.playouts = p;
+        }
+        let g = Generator::new(v.clone(), ev.clone(), search, run);
         let s = g.run(&sp, cfg.games_per_generation)?;
         println!(
             "gen {gen}: self-play with {}: {} games ({} already there), {} positions, {:.0} s",
