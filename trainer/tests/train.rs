@@ -67,8 +67,13 @@ fn cfg(steps: u64) -> TrainConfig {
     }
 }
 
+/// libtorch's seed is global and the test harness runs tests on parallel threads: each test
+/// holds this lock so that another test's initialisation cannot draw from its seeded stream.
+static TORCH_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn fits_a_tiny_dataset() {
+    let _rng = TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
     tch::set_num_threads(1);
     tch::manual_seed(3);
     let d = tempfile::tempdir().unwrap();
@@ -93,6 +98,7 @@ fn fits_a_tiny_dataset() {
 
 #[test]
 fn resumes_from_a_checkpoint_to_the_same_state() {
+    let _rng = TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
     tch::set_num_threads(1);
     let d = tempfile::tempdir().unwrap();
     let data = d.path().join("data");
