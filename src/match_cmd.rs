@@ -117,6 +117,12 @@ pub fn run(a: MatchArgs) -> Result<()> {
     if a.games == 0 || a.concurrency == 0 {
         bail!("--games and --concurrency must be at least 1");
     }
+    if [&a.player_a, &a.player_b]
+        .iter()
+        .any(|p| p.starts_with("net:"))
+    {
+        varzero_eval_net::share_threads(a.concurrency);
+    }
     let sprt = sprt_of(&a)?;
     let search = crate::selfplay_cmd::load_run_config(&a.config)?.search;
     let resolver = evaluators(&a.device);

@@ -160,6 +160,7 @@ fn play_match(
         concurrency: cfg.selfplay.threads.max(1),
         sprt: None,
     };
+    varzero_eval_net::share_threads(mc.concurrency);
     let arena = Arena::new(mc, factory(me)?, factory(opp)?);
     let summary = arena.run(&mut |_, _| {});
     let w = &summary.state.wdl;
@@ -228,6 +229,7 @@ pub fn run(a: PipelineArgs) -> Result<()> {
         let mut run = cfg.selfplay.clone();
         run.seed = cfg.selfplay.seed.wrapping_add(gen as u64 * 1_000_003);
         let t = Instant::now();
+        varzero_eval_net::share_threads(cfg.selfplay.threads);
         let mut search = cfg.search.clone();
         if let (None, Some(p)) = (&net, cfg.gen0_playouts) {
             search.playouts = p;
@@ -250,6 +252,7 @@ pub fn run(a: PipelineArgs) -> Result<()> {
                 .map(|g| dir.join("selfplay").join(format!("gen-{g:03}")))
                 .collect();
             let out = dir.join("training").join(format!("gen-{next:03}"));
+            varzero_eval_net::share_threads(1);
             let t = Instant::now();
             let summary = varzero_trainer::train(
                 &v,

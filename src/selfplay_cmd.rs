@@ -123,7 +123,10 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
         bail!("--threads and --playouts must be at least 1");
     }
     let ev: Arc<dyn Evaluator> = match (&a.net, a.evaluator) {
-        (Some(path), _) => net_evaluator(path, &v, &a.device)?,
+        (Some(path), _) => {
+            varzero_eval_net::share_threads(cfg.selfplay.threads);
+            net_evaluator(path, &v, &a.device)?
+        }
         (None, EvaluatorKind::Uniform) => Arc::new(UniformEvaluator),
         (None, EvaluatorKind::Material) => Arc::new(MaterialEvaluator::new(&v)),
     };

@@ -240,6 +240,8 @@ pub fn train(
     let ckpt = out.join("checkpoint.safetensors");
     let ckpt_optim = out.join("checkpoint-optim.safetensors");
     let ckpt_meta = out.join("checkpoint.json");
+    // The seed fixes a fresh net's initialisation, so a run config reproduces its nets.
+    tch::manual_seed(cfg.seed as i64);
     let mut net = match init {
         Some(p) => {
             let mut n = Net::load(p, variant, device)?;
