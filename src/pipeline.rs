@@ -96,6 +96,33 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
     Ok(())
 }
 
+/// A run directory resumes only the run it holds: its config.toml must match `cfg` in everything
+/// but `generations` (which may grow to extend a run).
+fn check_same_run(path: &Path, cfg: &PipelineConfig) -> Result<()> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(());
+    };
+    let old: toml::Table = toml::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.message()))?;
+    let new = toml::Table::try_from(cfg)?;
+    let mut differ: Vec<&str> = old
+        .keys()
+        .chain(new.keys())
+        .filter(|k| *k != "generations" && old.get(*k) != new.get(*k))
+        .map(|k| k.as_str())
+        .collect();
+    differ.sort_unstable();
+    differ.dedup();
+    if !differ.is_empty() {
+        anyhow::bail!(
+            "{} holds a run with another config ({} differ): resume it with that config, or choose another --dir",
+            path.parent().unwrap_or(path).display(),
+            differ.join(", ")
+        );
+    }
+    Ok(())
+}
+
 fn model_path(dir: &Path, gen: u32) -> PathBuf {
     dir.join("models").join(format!("gen-{gen:03}.safetensors"))
 }
@@ -207,6 +234,7 @@ pub fn run(a: PipelineArgs) -> Result<()> {
         std::fs::create_dir_all(dir.join(d))
             .with_context(|| format!("cannot create {}", dir.join(d).display()))?;
     }
+    check_same_run(&dir.join("config.toml"), &cfg)?;
     write_atomic(&dir.join("config.toml"), &toml::to_string(&cfg)?)?;
     let v = Variant::builtin(&cfg.variant)?;
     let resolver = NetResolver::new(&cfg.device);

@@ -71,4 +71,24 @@ channels = 8
         !text.contains("trained"),
         "a finished run trains nothing again: {text}"
     );
+    // Another config in the same directory is refused before anything is touched.
+    let other = dir.path().join("other.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(&other, text.replace("makruk", "xiangqi")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_varzero"))
+        .args(["pipeline", "--quiet", "--config"])
+        .arg(&other)
+        .arg("--dir")
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("holds a run with another config (variant differ)"),
+        "{err}"
+    );
+    assert!(std::fs::read_to_string(run.join("config.toml"))
+        .unwrap()
+        .contains("makruk"));
 }
