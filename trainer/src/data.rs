@@ -88,7 +88,12 @@ pub fn load_window(
     let rules_hash = format!("{:016x}", variant.rules_hash);
     if let Some(lf) = lf {
         let df = lf.collect().map_err(other)?;
-        for r in varzero_datasets::positions_from_frame(&df).map_err(other)? {
+        let mut records = varzero_datasets::positions_from_frame(&df).map_err(other)?;
+        // Workers finish games in any order, so shards hold them in any order; sorting makes
+        // the samples (and so a seeded training run) depend only on the games. The sort is
+        // stable: equal keys from different directories keep the directories' order.
+        records.sort_by_key(|r| (r.game_id, r.ply));
+        for r in records {
             if r.rules_hash != rules_hash {
                 continue;
             }
