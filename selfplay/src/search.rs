@@ -183,10 +183,12 @@ impl Searcher {
         let mut last_report = Instant::now();
         let per_call = self.cfg.leaves_per_game.max(1) as u64;
         loop {
-            if stop.load(Ordering::Relaxed) {
+            let root = *self.tree.root();
+            // A stop before the root is expanded would leave no move to answer: one batch
+            // (milliseconds) always runs first.
+            if stop.load(Ordering::Relaxed) && root.state != NodeState::Unexpanded {
                 break;
             }
-            let root = *self.tree.root();
             let done = root.state == NodeState::Terminal
                 || (root.state == NodeState::Expanded
                     && (limits.playouts.is_some_and(|p| root.visits as u64 >= p)

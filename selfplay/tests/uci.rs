@@ -258,6 +258,17 @@ fn infinite_search_answers_isready_and_stops_on_stop() {
 }
 
 #[test]
+fn stop_at_once_still_answers_a_legal_move() {
+    let mut s = Session::new();
+    s.send("position startpos moves e3e4");
+    s.send("go infinite");
+    s.send("stop");
+    let best = s.expect_prefix("bestmove");
+    bestmove_is_legal("makruk", None, &["e3e4"], &best);
+    s.quit();
+}
+
+#[test]
 fn variants_by_fairy_stockfish_names_and_files() {
     let mut s = Session::new();
     // Cambodian (ouk-chatrang) by Fairy-Stockfish's name.
