@@ -236,8 +236,8 @@ pub fn run(a: MatchArgs) -> Result<()> {
         );
     }
     if let Some(t) = &sprt {
-        let llr = t.llr(&st.penta);
-        let verdict = match t.decide(llr) {
+        let (llr, decision) = t.verdict(&st.penta);
+        let verdict = match decision {
             SprtDecision::H1 => "H1 accepted (A is stronger by elo1)".to_string(),
             SprtDecision::H0 => "H0 accepted (A is not stronger than elo0)".to_string(),
             SprtDecision::Continue => "no decision".to_string(),

@@ -365,9 +365,8 @@ impl Arena {
                 if let Some(other) = half_pairs.remove(&g.pair) {
                     state.penta.add(other, g.score_a);
                     if let Some(sprt) = &self.cfg.sprt {
-                        let llr = sprt.llr(&state.penta);
+                        let (llr, d) = sprt.verdict(&state.penta);
                         state.llr = Some(llr);
-                        let d = sprt.decide(llr);
                         state.decision = Some(d);
                         if d != SprtDecision::Continue {
                             sprt_stopped = true;

@@ -220,6 +220,12 @@ pub enum EloModel {
     Logistic,
 }
 
+/// Pairs before an SPRT may stop a match. The LLR uses the sample variance of the pair scores,
+/// which means nothing after a handful of pairs: one pair won and lost (score 1/2) already gives
+/// LLR -2.36 against elo0=0, elo1=200 (logistic), past the bound of alpha = beta = 0.1.
+/// fishtest and OpenBench only ever test after batches of many pairs.
+pub const SPRT_MIN_PAIRS: u64 = 10;
+
 /// SPRT settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sprt {
@@ -351,6 +357,15 @@ impl Sprt {
             return 0.0;
         }
         0.5 * n * (v0 / v1).ln()
+    }
+
+    /// The LLR of these pairs and the decision it gives, none before [`SPRT_MIN_PAIRS`] pairs.
+    pub fn verdict(&self, p: &Pentanomial) -> (f64, SprtDecision) {
+        let llr = self.llr(p);
+        if p.pairs() < SPRT_MIN_PAIRS {
+            return (llr, SprtDecision::Continue);
+        }
+        (llr, self.decide(llr))
     }
 
     pub fn decide(&self, llr: f64) -> SprtDecision {

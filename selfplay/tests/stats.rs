@@ -158,3 +158,22 @@ fn sprt_spec_parsing() {
     assert!(Sprt::parse("elo2=1").is_err());
     assert!(Sprt::parse("model=bayes").is_err());
 }
+
+#[test]
+fn no_sprt_verdict_on_a_handful_of_pairs() {
+    // One pair won and lost: counts [0.001, 0.001, 1, 0.001, 0.001], mean 1/2,
+    // var(1/2) = 0.001 (2 * 0.25 + 2 * 0.0625) / 1.004 = 0.000622, t1 = 1/(1 + 10^-0.5) =
+    // 0.759747, var(t1) = 0.068091: LLR = 1.004/2 ln(0.000622/0.068091) = -2.357, past
+    // ln(0.1/0.9) = -2.197. The formula alone would accept H0 after two games.
+    let sprt = Sprt::parse("elo0=0,elo1=200,alpha=0.1,beta=0.1,model=logistic").unwrap();
+    let one = Pentanomial::from_counts(0, 0, 1, 0, 0, 0);
+    let llr = sprt.llr(&one);
+    assert!(close(llr, -2.357, 2e-3), "llr {llr}");
+    assert_eq!(sprt.decide(llr), SprtDecision::H0);
+    assert_eq!(sprt.verdict(&one), (llr, SprtDecision::Continue));
+    // From SPRT_MIN_PAIRS pairs on, the verdict is the formula's.
+    let many = Pentanomial::from_counts(0, 0, SPRT_MIN_PAIRS, 0, 0, 0);
+    let (llr, d) = sprt.verdict(&many);
+    assert_eq!(d, sprt.decide(llr));
+    assert_eq!(d, SprtDecision::H0);
+}
