@@ -123,6 +123,20 @@ fn check_same_run(path: &Path, cfg: &PipelineConfig) -> Result<()> {
     Ok(())
 }
 
+fn progress_bar(quiet: bool, len: u64, unit: &str) -> indicatif::ProgressBar {
+    if quiet {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}"
+        ))
+        .unwrap(),
+    );
+    bar
+}
+
 fn model_path(dir: &Path, gen: u32) -> PathBuf {
     dir.join("models").join(format!("gen-{gen:03}.safetensors"))
 }
@@ -164,6 +178,7 @@ impl MatchRecord {
 
 /// Plays `me` against `opp` from random openings, each with both colours, and records the score
 /// of `me` with a 95% interval (normal approximation over games).
+#[allow(clippy::too_many_arguments)] // a private helper called twice; a struct would add nothing
 fn play_match(
     v: &Arc<Variant>,
     resolver: &NetResolver,
@@ -172,6 +187,7 @@ fn play_match(
     me: &str,
     opp: &str,
     seed: u64,
+    quiet: bool,
 ) -> Result<MatchRecord> {
     let factory = |spec: &str| -> Result<_> {
         PlayerSpec::parse(spec)
@@ -189,7 +205,15 @@ fn play_match(
     };
     varzero_eval_net::share_threads(mc.concurrency);
     let arena = Arena::new(mc, factory(me)?, factory(opp)?);
-    let summary = arena.run(&mut |_, _| {});
+    let bar = progress_bar(quiet, pairs * 2, "games");
+    let summary = arena.run(&mut |_, st| {
+        bar.set_position(st.wdl.games());
+        bar.set_message(format!(
+            "{me} vs {opp}: W {} D {} L {}",
+            st.wdl.wins, st.wdl.draws, st.wdl.losses
+        ));
+    });
+    bar.finish_and_clear();
     let w = &summary.state.wdl;
     let n = w.games().max(1) as f64;
     let score = w.points() / n;
@@ -262,8 +286,8 @@ pub fn run(a: PipelineArgs) -> Result<()> {
         if let (None, Some(p)) = (&net, cfg.gen0_playouts) {
             search.playouts = p;
         }
-        let g = Generator::new(v.clone(), ev.clone(), search, run);
-        let s = g.run(&sp, cfg.games_per_generation)?;
+        let g = Arc::new(Generator::new(v.clone(), ev.clone(), search, run));
+        let s = crate::selfplay_cmd::run_with_progress(g, &sp, cfg.games_per_generation, a.quiet)?;
         println!(
             "gen {gen}: self-play with {}: {} games ({} already there), {} positions, {:.0} s",
             ev.id(),
@@ -281,6 +305,7 @@ pub fn run(a: PipelineArgs) -> Result<()> {
                 .collect();
             let out = dir.join("training").join(format!("gen-{next:03}"));
             varzero_eval_net::share_threads(1);
+            let bar = progress_bar(a.quiet, cfg.train.steps, "steps");
             let t = Instant::now();
             let summary = varzero_trainer::train(
                 &v,
@@ -289,8 +314,15 @@ pub fn run(a: PipelineArgs) -> Result<()> {
                 net.as_deref(),
                 &cfg.train,
                 varzero_eval_net::parse_device(&cfg.device).map_err(anyhow::Error::msg)?,
-                &mut |_| {},
+                &mut |l| {
+                    bar.set_position(l.step);
+                    bar.set_message(format!(
+                        "loss {:.3}  acc {:.2}/{:.2}  {:.0} samples/s",
+                        l.loss, l.policy_acc, l.value_acc, l.samples_per_s
+                    ));
+                },
             )?;
+            bar.finish_and_clear();
             for ext in ["json", "safetensors"] {
                 let from = summary.model.with_extension(ext);
                 let to = model.with_extension(ext);
@@ -338,6 +370,7 @@ pub fn run(a: PipelineArgs) -> Result<()> {
                 &me,
                 &opp,
                 cfg.selfplay.seed ^ next as u64,
+                a.quiet,
             )?;
             write_atomic(&mp, &serde_json::to_string_pretty(&rec)?)?;
             println!("gen {next}: {}", rec.line());
@@ -361,6 +394,7 @@ pub fn run(a: PipelineArgs) -> Result<()> {
             &me,
             &opp,
             cfg.selfplay.seed ^ 0xf1a1,
+            a.quiet,
         )?;
         rec.accepted = true; // gating is about the previous generation, not this one
         write_atomic(&fp, &serde_json::to_string_pretty(&rec)?)?;
