@@ -265,6 +265,7 @@ fn bench_net(
     // The evaluator against the raw forward on the same batch of real positions, the calls
     // interleaved so that both see the same machine.
     println!("\nevaluator vs raw forward on the same positions (interleaved), median positions/s");
+    println!("(evaluate() runs batches under 32 on one libtorch thread; the raw forward here then does too)");
     println!(
         "{:>6} {:>12} {:>12} {:>8}",
         "batch", "raw forward", "evaluate()", "ratio"

@@ -19,11 +19,12 @@ pub use tch;
 /// cores made the tiny run's matches 2.2x slower than one thread each (117 s vs 54 s): the
 /// threads of one forward wait for a core the other holds. An explicit OMP_NUM_THREADS wins.
 ///
-/// A related trap, not fixed here: libgomp spins only ~100 times (instead of 300,000) before
-/// sleeping once it manages more threads than there are cores, so a multi-threaded forward on
-/// any thread but the first to use OpenMP pays a futex wake-up per parallel region. Measured on
-/// two cores at batch 1: 1,026 positions/s on the main thread, 312 on a spawned one (no gap at
-/// batch 128). The cure is one thread per process doing all libtorch work.
+/// A related trap: libgomp spins only ~100 times (instead of 300,000) before sleeping once it
+/// manages more threads than there are cores, so a multi-threaded forward on any thread but the
+/// first to use OpenMP pays a futex wake-up per parallel region. Measured on two cores at batch
+/// 1: 1,026 positions/s on the main thread, 312 on a spawned one (no gap at batch 128). The
+/// evaluator therefore runs small batches on one thread (`NetEvaluator`); the full cure would be
+/// one thread per process doing all libtorch work.
 pub fn share_threads(callers: usize) {
     if std::env::var_os("OMP_NUM_THREADS").is_some() {
         return;
