@@ -9,8 +9,6 @@ use varzero_selfplay::{Batch, Evaluation, Evaluator};
 
 pub struct NetEvaluator {
     net: Mutex<Net>,
-    /// libtorch threads for large batches (as set when the evaluator was made).
-    threads: i32,
     id: String,
     device: Device,
     input_len: usize,
@@ -22,7 +20,6 @@ impl NetEvaluator {
         let device = net.vs.device();
         let enc = net.enc.clone();
         Arc::new(NetEvaluator {
-            threads: tch::get_num_threads().max(1),
             input_len: enc.input_len(),
             enc,
             net: Mutex::new(net),
@@ -44,12 +41,21 @@ thread_local! {
     static THREADS: std::cell::Cell<i32> = const { std::cell::Cell::new(0) };
 }
 
+/// Forgets this thread's count after someone else set it (`share_threads`).
+pub(crate) fn forget_threads() {
+    THREADS.with(|t| t.set(0));
+}
+
 impl NetEvaluator {
     fn set_threads_for(&self, n: usize) {
         if self.device != Device::Cpu {
             return;
         }
-        let want = if n < SMALL_BATCH { 1 } else { self.threads };
+        let want = if n < SMALL_BATCH {
+            1
+        } else {
+            crate::caller_threads()
+        };
         THREADS.with(|t| {
             if t.get() != want {
                 tch::set_num_threads(want);

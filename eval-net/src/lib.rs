@@ -30,7 +30,28 @@ pub fn share_threads(callers: usize) {
         return;
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    tch::set_num_threads((cores / callers.max(1)).max(1) as i32);
+    let n = (cores / callers.max(1)).max(1) as i32;
+    default_threads();
+    SHARED_THREADS.store(n, std::sync::atomic::Ordering::Relaxed);
+    tch::set_num_threads(n);
+    evaluator::forget_threads();
+}
+
+/// The threads `share_threads` gave each caller (0: never called).
+static SHARED_THREADS: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// The libtorch threads a caller may use for a large batch: its share, or libtorch's default.
+pub fn caller_threads() -> i32 {
+    match SHARED_THREADS.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => default_threads(),
+        n => n,
+    }
+}
+
+/// libtorch's thread count before anyone changed it.
+fn default_threads() -> i32 {
+    static DEFAULT: std::sync::OnceLock<i32> = std::sync::OnceLock::new();
+    *DEFAULT.get_or_init(|| tch::get_num_threads().max(1))
 }
 
 /// `cpu`, `cuda` or `cuda:N`.
