@@ -92,8 +92,9 @@ fn sprt_of(a: &MatchArgs) -> Result<Option<Sprt>> {
     Ok(s)
 }
 
-fn status(st: &MatchState, sprt: &Option<Sprt>) -> String {
-    let mut s = format!(
+/// The result line: `score A 14.5/20 (W 12 D 5 L 3) elo +91 [+12, +185]`.
+fn score_line(st: &MatchState) -> String {
+    format!(
         "score A {}/{} (W {} D {} L {}) elo {}",
         st.wdl.points(),
         st.wdl.games(),
@@ -101,7 +102,11 @@ fn status(st: &MatchState, sprt: &Option<Sprt>) -> String {
         st.wdl.draws,
         st.wdl.losses,
         st.wdl.elo()
-    );
+    )
+}
+
+fn status(st: &MatchState, sprt: &Option<Sprt>) -> String {
+    let mut s = score_line(st);
     if let (Some(t), Some(llr)) = (sprt, st.llr) {
         s.push_str(&format!(
             "  llr {llr:.2} ({:.2}, {:.2})",
@@ -256,14 +261,6 @@ pub fn run(a: MatchArgs) -> Result<()> {
     if let Some(d) = &a.out {
         println!("games written to {}", d.display());
     }
-    println!(
-        "score A {}/{} (W {} D {} L {}) elo {}",
-        st.wdl.points(),
-        st.wdl.games(),
-        st.wdl.wins,
-        st.wdl.draws,
-        st.wdl.losses,
-        st.wdl.elo()
-    );
+    println!("{}", score_line(st));
     Ok(())
 }
