@@ -1,7 +1,10 @@
 //! `varzero bench`: speed figures printed with medians (release builds only).
 
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use clap::Subcommand;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -18,6 +21,11 @@ pub enum BenchCmd {
         /// Only these variants (default: makruk depth 6 and xiangqi depth 5).
         #[arg(long)]
         quick: bool,
+        /// A Fairy-Stockfish binary to time in the same run (default: $VARZERO_FSF, else
+        /// $VARZERO_CACHE/fsf/fairy-stockfish as built by scripts/setup-fsf). Without one, the
+        /// ratio is to the issues' reference figures for this machine class.
+        #[arg(long)]
+        fsf: Option<std::path::PathBuf>,
     },
     /// Self-play speed with the material evaluator at 1 and 2 threads: playouts/s,
     /// positions/s, the share of time inside evaluator calls, and bytes per position on disk.
@@ -60,42 +68,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 pub fn run(cmd: BenchCmd) -> Result<()> {
     match cmd {
-        BenchCmd::Perft { runs, quick } => {
-            let cases: &[(&str, u32, f64)] = if quick {
-                &[("makruk", 5, 14.7e6), ("xiangqi", 4, 11.9e6)]
-            } else {
-                // Fairy-Stockfish references on this machine class (issue figures).
-                &[
-                    ("makruk", 6, 14.7e6),
-                    ("xiangqi", 5, 11.9e6),
-                    ("oxeli", 5, 0.0),
-                    ("ouk-chatrang", 5, 0.0),
-                ]
-            };
-            println!(
-                "{:<14} {:>5} {:>12} {:>9} {:>12} {:>8}",
-                "variant", "depth", "nodes", "median s", "nodes/s", "vs FSF"
-            );
-            for &(name, depth, fsf) in cases {
-                let v = Variant::builtin(name)?;
-                let mut times = Vec::new();
-                let mut nodes = 0;
-                for _ in 0..runs.max(1) {
-                    let mut pos = Position::start(&v);
-                    let t = Instant::now();
-                    nodes = pos.perft(depth);
-                    times.push(t.elapsed().as_secs_f64());
-                }
-                let s = median(times);
-                let nps = nodes as f64 / s;
-                let ratio = if fsf > 0.0 {
-                    format!("{:.2}x", nps / fsf)
-                } else {
-                    "-".into()
-                };
-                println!("{name:<14} {depth:>5} {nodes:>12} {s:>9.3} {nps:>12.0} {ratio:>8}");
-            }
-        }
+        BenchCmd::Perft { runs, quick, fsf } => bench_perft(runs, quick, fsf)?,
         BenchCmd::Selfplay {
             variant,
             games,
@@ -110,6 +83,172 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             torch_threads,
         } => bench_net(&variant, &device, seconds, steps, torch_threads)?,
     }
+    Ok(())
+}
+
+/// Where `bench perft` looks for Fairy-Stockfish when `--fsf` is not given.
+fn default_fsf() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("VARZERO_FSF") {
+        return Some(PathBuf::from(p));
+    }
+    let cache = std::env::var_os("VARZERO_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/varzero")))?;
+    let p = cache.join("fsf/fairy-stockfish");
+    p.exists().then_some(p)
+}
+
+/// A Fairy-Stockfish process kept open across runs, so its start-up and table set-up are not
+/// timed: only `go perft N` until it prints the node count.
+struct Fsf {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Fsf {
+    fn start(path: &Path) -> Result<Fsf> {
+        let mut child = Command::new(path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("{}: cannot start Fairy-Stockfish", path.display()))?;
+        let stdin = child.stdin.take().context("Fairy-Stockfish stdin")?;
+        let stdout = BufReader::new(child.stdout.take().context("Fairy-Stockfish stdout")?);
+        let mut fsf = Fsf {
+            child,
+            stdin,
+            stdout,
+        };
+        fsf.send("uci")?;
+        fsf.wait_for(|l| l == "uciok")?;
+        Ok(fsf)
+    }
+
+    fn send(&mut self, line: &str) -> Result<()> {
+        writeln!(self.stdin, "{line}")?;
+        self.stdin.flush()?;
+        Ok(())
+    }
+
+    fn wait_for(&mut self, done: impl Fn(&str) -> bool) -> Result<String> {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if self.stdout.read_line(&mut line)? == 0 {
+                bail!("Fairy-Stockfish exited unexpectedly");
+            }
+            if done(line.trim()) {
+                return Ok(line.trim().to_string());
+            }
+        }
+    }
+
+    /// Perft from the start position: (nodes, seconds).
+    fn perft(&mut self, variant: &str, depth: u32) -> Result<(u64, f64)> {
+        self.send(&format!("setoption name UCI_Variant value {variant}"))?;
+        self.send("position startpos")?;
+        self.send("isready")?;
+        self.wait_for(|l| l == "readyok")?;
+        let t = Instant::now();
+        self.send(&format!("go perft {depth}"))?;
+        let line = self.wait_for(|l| l.starts_with("Nodes searched"))?;
+        let secs = t.elapsed().as_secs_f64();
+        let nodes = line
+            .rsplit(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .with_context(|| format!("Fairy-Stockfish perft: unexpected line {line:?}"))?;
+        Ok((nodes, secs))
+    }
+}
+
+impl Drop for Fsf {
+    fn drop(&mut self) {
+        let _ = self.send("quit");
+        let _ = self.child.wait();
+    }
+}
+
+fn bench_perft(runs: usize, quick: bool, fsf: Option<PathBuf>) -> Result<()> {
+    // (ours, depth, Fairy-Stockfish's name, its reference nodes/s on this machine class from
+    // the issues: Makruk 14.7 M, Xiangqi 11.9 M).
+    let cases: &[(&str, u32, Option<&str>, f64)] = if quick {
+        &[
+            ("makruk", 5, Some("makruk"), 14.7e6),
+            ("xiangqi", 4, Some("xiangqi"), 11.9e6),
+        ]
+    } else {
+        &[
+            ("makruk", 6, Some("makruk"), 14.7e6),
+            ("xiangqi", 5, Some("xiangqi"), 11.9e6),
+            ("ouk-chatrang", 5, Some("cambodian"), 0.0),
+            // Fairy-Stockfish cannot express Oxeli's diagonal face-off: no comparison.
+            ("oxeli", 5, None, 0.0),
+        ]
+    };
+    let fsf_path = fsf.or_else(default_fsf);
+    let mut engine = match &fsf_path {
+        Some(p) => Some(Fsf::start(p)?),
+        None => None,
+    };
+    match &fsf_path {
+        Some(p) => println!(
+            "perft from the start, single thread, median of {runs}; Fairy-Stockfish {} timed in the same run, runs interleaved",
+            p.display()
+        ),
+        None => println!(
+            "perft from the start, single thread, median of {runs}; no Fairy-Stockfish binary (scripts/setup-fsf builds one): ratios are to the issues' reference figures"
+        ),
+    }
+    println!(
+        "{:<14} {:>5} {:>12} {:>9} {:>12} {:>19} {:>8}",
+        "variant", "depth", "nodes", "median s", "nodes/s", "FSF nodes/s", "vs FSF"
+    );
+    for &(name, depth, fsf_name, reference) in cases {
+        let v = Variant::builtin(name)?;
+        let mut ours = Vec::new();
+        let mut theirs = Vec::new();
+        let mut nodes = 0;
+        for _ in 0..runs.max(1) {
+            let mut pos = Position::start(&v);
+            let t = Instant::now();
+            nodes = pos.perft(depth);
+            ours.push(t.elapsed().as_secs_f64());
+            if let (Some(e), Some(fname)) = (engine.as_mut(), fsf_name) {
+                let (n, s) = e.perft(fname, depth)?;
+                if n != nodes {
+                    bail!(
+                        "{name} perft {depth}: Fairy-Stockfish counts {n} nodes, we count {nodes}"
+                    );
+                }
+                theirs.push(s);
+            }
+        }
+        let s = median(ours);
+        let nps = nodes as f64 / s;
+        let fsf_nps = if theirs.is_empty() {
+            reference
+        } else {
+            nodes as f64 / median(theirs)
+        };
+        let (fsf_col, ratio) = if fsf_nps > 0.0 {
+            let mark = if engine.is_some() && fsf_name.is_some() {
+                ""
+            } else {
+                " (ref)"
+            };
+            (
+                format!("{fsf_nps:.0}{mark}"),
+                format!("{:.2}x", nps / fsf_nps),
+            )
+        } else {
+            ("-".into(), "-".into())
+        };
+        println!("{name:<14} {depth:>5} {nodes:>12} {s:>9.3} {nps:>12.0} {fsf_col:>19} {ratio:>8}");
+    }
+    drop(engine.take());
     Ok(())
 }
 
