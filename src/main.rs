@@ -133,9 +133,33 @@ fn position(v: &Arc<Variant>, fen: &Option<String>) -> Result<Position> {
 fn main() {
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", one_line(&e));
         std::process::exit(1);
     }
+}
+
+/// The error and its causes on one line, leaving out a cause the message above already ends
+/// with (our error types print their source themselves: "path: No such file ...").
+pub fn one_line(e: &anyhow::Error) -> String {
+    let mut msg = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !msg.ends_with(&c) {
+            msg = format!("{msg}: {c}");
+        }
+    }
+    msg
+}
+
+/// A TOML file parsed into `T`; an error names the file and line (`FILE:LINE: message`).
+pub fn parse_toml<T: serde::de::DeserializeOwned>(path: &std::path::Path, text: &str) -> Result<T> {
+    toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
+        match line {
+            Some(l) => anyhow::anyhow!("{}:{l}: {}", path.display(), e.message()),
+            None => anyhow::anyhow!("{}: {}", path.display(), e.message()),
+        }
+    })
 }
 
 fn run(cli: Cli) -> Result<()> {

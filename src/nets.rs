@@ -35,7 +35,7 @@ impl EvaluatorResolver for NetResolver {
         }
         let ev =
             crate::selfplay_cmd::net_evaluator(std::path::Path::new(file), variant, &self.device)
-                .map_err(|e| format!("{e:#}"))?;
+                .map_err(|e| crate::one_line(&e))?;
         self.cache
             .lock()
             .unwrap()

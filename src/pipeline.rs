@@ -102,8 +102,7 @@ fn check_same_run(path: &Path, cfg: &PipelineConfig) -> Result<()> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Ok(());
     };
-    let old: toml::Table = toml::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.message()))?;
+    let old: toml::Table = crate::parse_toml(path, &text)?;
     let new = toml::Table::try_from(cfg)?;
     let mut differ: Vec<&str> = old
         .keys()
@@ -248,8 +247,7 @@ fn selfplay_net(dir: &Path, gen: u32) -> Option<PathBuf> {
 pub fn run(a: PipelineArgs) -> Result<()> {
     let text = std::fs::read_to_string(&a.config)
         .with_context(|| format!("cannot read {}", a.config.display()))?;
-    let cfg: PipelineConfig = toml::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}: {}", a.config.display(), e.message()))?;
+    let cfg: PipelineConfig = crate::parse_toml(&a.config, &text)?;
     let dir = a
         .dir
         .clone()

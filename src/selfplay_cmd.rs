@@ -75,7 +75,7 @@ pub fn load_run_config(path: &Option<PathBuf>) -> Result<RunConfig> {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("cannot read {}", p.display()))?;
-            toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {}", p.display(), e.message()))
+            crate::parse_toml(p, &text)
         }
     }
 }

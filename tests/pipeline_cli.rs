@@ -92,3 +92,29 @@ channels = 8
         .unwrap()
         .contains("makruk"));
 }
+
+#[test]
+fn a_bad_config_is_one_line_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("bad.toml");
+    std::fs::write(
+        &cfg,
+        "name = \"x\"\nvariant = \"makruk\"\ngenerations = \"two\"\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_varzero"))
+        .args(["pipeline", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--dir")
+        .arg(dir.path().join("run"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!("error: {}:3: ", cfg.display())),
+        "{err}"
+    );
+    assert!(!dir.path().join("run").exists(), "nothing written");
+}

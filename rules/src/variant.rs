@@ -161,6 +161,20 @@ enum Origin<'a> {
     File(&'a Path),
 }
 
+/// The file's TOML table; a syntax error is reported as `FILE:LINE: message`.
+fn parse_table(text: &str, file: &str) -> Result<toml::Table, VariantError> {
+    text.parse().map_err(|e: toml::de::Error| {
+        let msg = e.message().to_string();
+        match e.span() {
+            Some(s) => {
+                let line = text[..s.start].matches('\n').count() + 1;
+                VariantError::single(format!("{file}:{line}"), "", msg)
+            }
+            None => VariantError::single(file, "", msg),
+        }
+    })
+}
+
 fn load_table(name: &str, origin: &Origin, depth: usize) -> Result<toml::Table, VariantError> {
     let err = |file: &str, reason: String| VariantError::single(file, "", reason);
     if depth > 8 {
@@ -181,14 +195,7 @@ fn load_table(name: &str, origin: &Origin, depth: usize) -> Result<toml::Table, 
             (p.display().to_string(), text)
         }
     };
-    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        let msg = e.message().to_string();
-        let line = e.span().map(|s| text[..s.start].lines().count().max(1));
-        match line {
-            Some(l) => err(&format!("{file}:{l}"), msg),
-            None => err(&file, msg),
-        }
-    })?;
+    let mut table = parse_table(&text, &file)?;
     if let Some(parent) = table.remove("extends") {
         let Some(parent) = parent.as_str() else {
             return Err(VariantError::single(
@@ -251,9 +258,7 @@ impl Variant {
 
     /// A variant from TOML text (no `extends` to files; built-in parents only).
     pub fn from_toml_str(text: &str, file: &str) -> Result<Arc<Variant>, VariantError> {
-        let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            VariantError::single(file, "", e.message().to_string())
-        })?;
+        let mut table = parse_table(text, file)?;
         if let Some(parent) = table.remove("extends") {
             let parent = parent
                 .as_str()

@@ -98,7 +98,13 @@ fn material() -> String {
 impl StudyConfig {
     pub fn load(path: &Path) -> Result<StudyConfig, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))
+        toml::from_str(&text).map_err(|e| {
+            let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
+            match line {
+                Some(l) => format!("{}:{l}: {}", path.display(), e.message()),
+                None => format!("{}: {}", path.display(), e.message()),
+            }
+        })
     }
 
     /// The two variants; an arm `b` with neither variant nor file is `a`'s variant with `b`'s
