@@ -4,7 +4,7 @@ use crate::VariantArg;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -20,7 +20,7 @@ pub enum EvaluatorKind {
 }
 
 /// A run configuration file: `[search]` and `[selfplay]` tables (all keys optional).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
     #[serde(default)]
@@ -50,12 +50,17 @@ pub struct SelfplayArgs {
     /// Run configuration (TOML with [search] and [selfplay]); options below override it.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Playouts per full search.
     #[arg(long)]
     pub playouts: Option<u32>,
+    /// Worker threads.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Games each worker advances at once (their leaves share one evaluator batch).
     #[arg(long)]
     pub games_per_worker: Option<usize>,
+    /// Seed of the first game; game i uses seed + i, so a rerun or another worker count plays
+    /// the same games.
     #[arg(long)]
     pub seed: Option<u64>,
     /// Positions per shard.
@@ -64,9 +69,67 @@ pub struct SelfplayArgs {
     /// Fraction of cheap (playout-capped) searches.
     #[arg(long)]
     pub cheap_fraction: Option<f32>,
+    /// Any search or self-play setting, e.g. `--param c_puct=2.0 --param dirichlet_alpha=0.15
+    /// --param selfplay.noise=false` (keys of `[search]` and `[selfplay]`, see
+    /// selfplay/src/config.rs); applied after --config and the options above.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
     /// No progress bar (for logs).
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// `cfg` with `key=value` settings applied. A bare key is looked up in `[search]`, then in
+/// `[selfplay]`; the value is read as TOML (a number, `true`, `"text"`) or else as a string.
+pub fn apply_params(cfg: &RunConfig, params: &[String]) -> Result<RunConfig> {
+    let mut table = toml::Table::try_from(cfg)?;
+    for param in params {
+        let Some((key, value)) = param.split_once('=') else {
+            bail!("--param {param}: expected KEY=VALUE");
+        };
+        let key = key.trim();
+        let has = |sec: &str, k: &str| table[sec].as_table().is_some_and(|t| t.contains_key(k));
+        let (section, name) = match key.split_once('.') {
+            Some((s, n)) => (s, n),
+            None if has("search", key) => ("search", key),
+            None if has("selfplay", key) => ("selfplay", key),
+            None => {
+                let mut known: Vec<String> = ["search", "selfplay"]
+                    .iter()
+                    .flat_map(|s| table[*s].as_table().unwrap().keys().cloned())
+                    .collect();
+                known.sort();
+                bail!(
+                    "--param {param}: no key `{key}` in [search] or [selfplay] (known: {})",
+                    known.join(", ")
+                );
+            }
+        };
+        let Some(sec) = table.get_mut(section).and_then(|t| t.as_table_mut()) else {
+            bail!("--param {param}: no section `{section}` (search or selfplay)");
+        };
+        if !sec.contains_key(name) {
+            let mut known: Vec<&String> = sec.keys().collect();
+            known.sort();
+            bail!(
+                "--param {param}: no key `{name}` in [{section}] (known: {})",
+                known
+                    .iter()
+                    .map(|k| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let value = value.trim();
+        let parsed = format!("v = {value}")
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(value.to_string()));
+        sec.insert(name.to_string(), parsed);
+    }
+    RunConfig::deserialize(toml::Value::Table(table))
+        .map_err(|e| anyhow::anyhow!("--param: {}", e.message()))
 }
 
 pub fn load_run_config(path: &Option<PathBuf>) -> Result<RunConfig> {
@@ -119,6 +182,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     if let Some(s) = a.shard_positions {
         cfg.selfplay.shard_positions = s;
     }
+    let cfg = apply_params(&cfg, &a.params)?;
     if cfg.selfplay.threads == 0 || cfg.search.playouts == 0 {
         bail!("--threads and --playouts must be at least 1");
     }
@@ -203,4 +267,46 @@ pub fn run_with_progress(
     Ok(handle
         .join()
         .map_err(|_| anyhow::anyhow!("self-play worker panicked"))??)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(list: &[&str]) -> Result<RunConfig> {
+        let v: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+        apply_params(&RunConfig::default(), &v)
+    }
+
+    #[test]
+    fn params_set_search_and_selfplay_keys() {
+        let c = params(&[
+            "c_puct=2.5",
+            "search.tree_reuse=false",
+            "noise=false",
+            "selfplay.seed=9",
+        ])
+        .unwrap();
+        assert_eq!(c.search.c_puct, 2.5);
+        assert!(!c.search.tree_reuse);
+        assert!(!c.selfplay.noise);
+        assert_eq!(c.selfplay.seed, 9);
+        // Everything else keeps its default.
+        assert_eq!(c.search.playouts, SearchConfig::default().playouts);
+    }
+
+    #[test]
+    fn bad_params_name_the_problem() {
+        let e = params(&["c_pucct=2"]).unwrap_err().to_string();
+        assert!(
+            e.contains("no key `c_pucct`") && e.contains("c_puct"),
+            "{e}"
+        );
+        let e = params(&["playouts=many"]).unwrap_err().to_string();
+        assert!(e.contains("playouts") || e.contains("invalid"), "{e}");
+        let e = params(&["c_puct"]).unwrap_err().to_string();
+        assert!(e.contains("KEY=VALUE"), "{e}");
+        let e = params(&["mcts.c_puct=1"]).unwrap_err().to_string();
+        assert!(e.contains("no section `mcts`"), "{e}");
+    }
 }
