@@ -102,7 +102,9 @@ fn check_same_run(path: &Path, cfg: &PipelineConfig) -> Result<()> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Ok(());
     };
-    let old: toml::Table = crate::parse_toml(path, &text)?;
+    // Through the config type, so a key added since (with its default) is not a difference.
+    let old: PipelineConfig = crate::parse_toml(path, &text)?;
+    let old = toml::Table::try_from(&old)?;
     let new = toml::Table::try_from(cfg)?;
     let mut differ: Vec<&str> = old
         .keys()

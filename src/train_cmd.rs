@@ -25,16 +25,27 @@ pub struct TrainArgs {
     /// A run configuration whose [train] table sets the defaults.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Training steps (a rerun with more steps continues from the last checkpoint).
     #[arg(long)]
     pub steps: Option<u64>,
     #[arg(long)]
     pub batch_size: Option<usize>,
+    /// Newest positions to sample from.
     #[arg(long)]
     pub window: Option<usize>,
+    /// Peak learning rate (cosine schedule down to lr_final_fraction of it).
     #[arg(long)]
     pub lr: Option<f64>,
+    /// sgd (momentum) or adamw; AdamW wants a smaller --lr (e.g. 0.001) and a larger
+    /// --weight-decay (e.g. 0.01).
+    #[arg(long, value_enum)]
+    pub optimizer: Option<Optimizer>,
+    #[arg(long)]
+    pub weight_decay: Option<f64>,
+    /// Residual blocks of a fresh net.
     #[arg(long)]
     pub blocks: Option<usize>,
+    /// Channels of a fresh net.
     #[arg(long)]
     pub channels: Option<usize>,
     /// cpu, cuda or cuda:N.
@@ -42,6 +53,12 @@ pub struct TrainArgs {
     pub device: String,
     #[arg(long)]
     pub quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Optimizer {
+    Sgd,
+    Adamw,
 }
 
 /// The variant of a dataset: the one its games name (built in).
@@ -77,9 +94,7 @@ pub fn train_config(path: &Option<PathBuf>) -> Result<TrainConfig> {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("cannot read {}", p.display()))?;
-            let t: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-                anyhow::anyhow!("{}: {}", p.display(), e.message())
-            })?;
+            let t: toml::Table = crate::parse_toml(p, &text)?;
             let only =
                 toml::Table::from_iter(t.get("train").map(|v| ("train".to_string(), v.clone())));
             only.try_into::<File>()
@@ -106,6 +121,15 @@ pub fn run(a: TrainArgs) -> Result<()> {
     }
     if let Some(x) = a.lr {
         cfg.lr = x;
+    }
+    if let Some(x) = a.optimizer {
+        cfg.optimizer = match x {
+            Optimizer::Sgd => varzero_trainer::OptimizerKind::Sgd,
+            Optimizer::Adamw => varzero_trainer::OptimizerKind::AdamW,
+        };
+    }
+    if let Some(x) = a.weight_decay {
+        cfg.weight_decay = x;
     }
     if let Some(x) = a.blocks {
         cfg.arch.blocks = x;

@@ -5,7 +5,7 @@ use tch::Device;
 use varzero_datasets::{write_shard, GameRecord, PositionRecord};
 use varzero_eval_net::{Arch, Net};
 use varzero_rules::{Position, Variant};
-use varzero_trainer::{train, TrainConfig};
+use varzero_trainer::{train, OptimizerKind, TrainConfig};
 
 /// A few Makruk positions, each with one "best" move and a result.
 fn tiny_dataset(dir: &Path) {
@@ -97,7 +97,62 @@ fn fits_a_tiny_dataset() {
 }
 
 #[test]
+fn adamw_fits_a_tiny_dataset() {
+    let _rng = TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
+    tch::set_num_threads(1);
+    let d = tempfile::tempdir().unwrap();
+    tiny_dataset(&d.path().join("data"));
+    let v = Variant::builtin("makruk").unwrap();
+    let c = TrainConfig {
+        optimizer: OptimizerKind::AdamW,
+        lr: 0.003,
+        weight_decay: 0.01,
+        ..cfg(60)
+    };
+    let s = train(
+        &v,
+        &[d.path().join("data")],
+        &d.path().join("out"),
+        None,
+        &c,
+        Device::Cpu,
+        &mut |_| {},
+    )
+    .unwrap();
+    let (f, l) = (s.first.unwrap(), s.last.unwrap());
+    assert!(l.loss < 0.3 * f.loss, "loss {} -> {}", f.loss, l.loss);
+    assert!(l.policy_acc > 0.9, "policy accuracy {}", l.policy_acc);
+    // Resuming that run with SGD is refused, naming both optimizers.
+    let e = train(
+        &v,
+        &[d.path().join("data")],
+        &d.path().join("out"),
+        None,
+        &cfg(80),
+        Device::Cpu,
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("AdamW") && e.contains("Sgd"), "{e}");
+}
+
+#[test]
 fn resumes_from_a_checkpoint_to_the_same_state() {
+    resume_is_exact(cfg(20));
+}
+
+#[test]
+fn adamw_resumes_from_a_checkpoint_to_the_same_state() {
+    // Adam's moments and its bias correction (which depends on the step) must both survive.
+    resume_is_exact(TrainConfig {
+        optimizer: OptimizerKind::AdamW,
+        lr: 0.003,
+        ..cfg(20)
+    });
+}
+
+fn resume_is_exact(c: TrainConfig) {
     let _rng = TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
     tch::set_num_threads(1);
     let d = tempfile::tempdir().unwrap();
@@ -111,7 +166,7 @@ fn resumes_from_a_checkpoint_to_the_same_state() {
         std::slice::from_ref(&data),
         &d.path().join("a"),
         None,
-        &cfg(20),
+        &c,
         Device::Cpu,
         &mut |_| {},
     )
@@ -125,7 +180,7 @@ fn resumes_from_a_checkpoint_to_the_same_state() {
             std::slice::from_ref(&data),
             &out_b,
             None,
-            &cfg(20),
+            &c,
             Device::Cpu,
             &mut |l| {
                 if l.step == 15 {
@@ -136,16 +191,7 @@ fn resumes_from_a_checkpoint_to_the_same_state() {
     }));
     assert!(interrupted.is_err());
     tch::manual_seed(99); // The resumed run must not depend on a fresh initialisation.
-    let b = train(
-        &v,
-        &[data],
-        &out_b,
-        None,
-        &cfg(20),
-        Device::Cpu,
-        &mut |_| {},
-    )
-    .unwrap();
+    let b = train(&v, &[data], &out_b, None, &c, Device::Cpu, &mut |_| {}).unwrap();
     assert_eq!(b.resumed_from, Some(10));
     assert_eq!(b.steps_done, 10);
     let na = Net::load(&a.model, &v, Device::Cpu).unwrap();
