@@ -156,13 +156,22 @@ impl Position {
                 }
             }
         }
+        let (ply, limit) = self.counting();
+        let count_over = limit != 0 && ply > limit;
         if moves.is_empty() {
+            if rules.repetition == RepetitionRule::ForbidFourth && !self.legal_moves().is_empty() {
+                // Every move is forbidden by the repetition ban (Oxeli): the player loses, by
+                // repetition even when in check (an evasion exists; only the ban removes it).
+                return end(GameResult::Win(!stm), Termination::Repetition);
+            }
             if self.in_check() {
                 return end(GameResult::Win(!stm), Termination::Checkmate);
             }
-            if !self.legal_moves().is_empty() {
-                // Every move is forbidden by the repetition ban: the player loses.
-                return end(GameResult::Win(!stm), Termination::Repetition);
+            // RULES.md 7: the count draws "unless the position is checkmate", so a stalemate on
+            // the ply the count runs out is a counting draw (Fairy-Stockfish agrees); it matters
+            // when stalemate is not a draw.
+            if count_over {
+                return end(GameResult::Draw, Termination::Counting);
             }
             let result = match rules.stalemate {
                 StalemateResult::Loss => GameResult::Win(!stm),
@@ -174,8 +183,7 @@ impl Position {
         if self.insufficient_material() {
             return end(GameResult::Draw, Termination::InsufficientMaterial);
         }
-        let (ply, limit) = self.counting();
-        if limit != 0 && ply > limit {
+        if count_over {
             return end(GameResult::Draw, Termination::Counting);
         }
         match rules.repetition {
@@ -335,7 +343,10 @@ impl Position {
                     continue;
                 }
                 if let Some((tk, tc)) = self.piece_at(crate::geometry::Square(t as u8)) {
-                    if tc == victim && tk != royal && !self.defended(t, victim) && !out.contains(&t)
+                    if tc == victim
+                        && tk != royal
+                        && !self.defended(t, victim, s)
+                        && !out.contains(&t)
                     {
                         out.push(t);
                     }

@@ -665,9 +665,13 @@ impl<B: Bitboard> Pos<B> {
         }
     }
 
-    pub(crate) fn defended(&self, sq: usize, c: Color) -> bool {
+    /// Whether a piece of `c` could recapture on `sq` after the piece on `by` took there: the
+    /// defenders are found with `by` gone from its square, so a defender behind the attacker on
+    /// its line counts and a cannon screened only by the attacker does not (as Fairy-Stockfish
+    /// decides a chase). Pins and the recapture's legality are not considered.
+    pub(crate) fn defended(&self, sq: usize, c: Color, by: usize) -> bool {
         let pcs = self.by_color[c as usize] & !B::bit(sq);
-        self.attacked_with(sq, c, self.occupied(), pcs)
+        self.attacked_with(sq, c, self.occupied() & !B::bit(by), pcs)
     }
 
     pub(crate) fn piece_attacks(&self, from: usize) -> Vec<usize> {

@@ -277,8 +277,8 @@ impl Position {
     }
 
     /// Whether a piece of `c` on `sq` would be defended: some other piece of `c` attacks it.
-    pub(crate) fn defended(&self, sq: usize, c: Color) -> bool {
-        dispatch!(self, p => p.defended(sq, c))
+    pub(crate) fn defended(&self, sq: usize, c: Color, by: usize) -> bool {
+        dispatch!(self, p => p.defended(sq, c, by))
     }
 
     /// Squares attacked by the piece standing on `from`, given the current occupancy.

@@ -220,10 +220,20 @@ fn load_table(name: &str, origin: &Origin, depth: usize) -> Result<toml::Table, 
             None => load_table(canonical_name(parent), &Origin::Builtin, depth + 1)
                 .map_err(|e| VariantError::single(&file, "extends", e.lines().join("; ")))?,
         };
-        merge(&mut base, table);
+        inherit(&mut base, table);
         table = base;
     }
     Ok(table)
+}
+
+/// A file that `extends` another takes its keys, except `fairy_stockfish`: a derived game has
+/// other rules than the one Fairy-Stockfish knows by that name, unless the file says so itself
+/// (so a match against a UCI engine never announces `ouk` as `makruk`).
+fn inherit(base: &mut toml::Table, child: toml::Table) {
+    if !child.contains_key("fairy_stockfish") {
+        base.remove("fairy_stockfish");
+    }
+    merge(base, child);
 }
 
 /// Deep merge: tables merge key by key, anything else is replaced.
@@ -264,7 +274,7 @@ impl Variant {
                 .as_str()
                 .ok_or_else(|| VariantError::single(file, "extends", "must be a variant name"))?;
             let mut base = load_table(canonical_name(parent), &Origin::Builtin, 1)?;
-            merge(&mut base, table);
+            inherit(&mut base, table);
             table = base;
         }
         Self::compile(table, file).map(Arc::new)
@@ -662,9 +672,13 @@ impl Variant {
             rules_hash,
             tables: Default::default(),
         };
-        // The start position must be a legal position of this variant.
-        if let Err(e) = crate::Position::from_fen(&Arc::new(variant.clone()), &variant.start_fen) {
-            return Err(VariantError::single(file, "start_fen", e.to_string()));
+        // The start position must be a legal position of this variant. The compiled start FEN
+        // is the one positions write (a file may leave out a field with a default, such as
+        // Kar Ouk's check count); the config keeps the file's text, so overrides re-derive it.
+        let mut variant = variant;
+        match crate::Position::from_fen(&Arc::new(variant.clone()), &variant.start_fen) {
+            Ok(p) => variant.start_fen = p.fen(),
+            Err(e) => return Err(VariantError::single(file, "start_fen", e.to_string())),
         }
         Ok(variant)
     }

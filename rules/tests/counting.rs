@@ -205,6 +205,35 @@ fn checkmate_on_the_last_count_wins() {
 }
 
 #[test]
+fn stalemate_on_the_ply_the_count_runs_out_is_a_counting_draw() {
+    // RULES.md 7: drawn when the count passes its limit "unless the position is checkmate".
+    // Mc5-b6 stalemates the bare king (a7 by the met, b7 and b8 by the king) and takes the
+    // count to 33 of 32: a counting draw, whatever the stalemate rule says.
+    let fen = "k7/2K5/8/2M5/8/8/8/7R w - 32 32 60";
+    for stalemate in ["draw", "loss", "win"] {
+        let v = variant("makruk")
+            .with_overrides(&[format!("stalemate={stalemate}")])
+            .unwrap();
+        let mut p = pos_in(&v, fen);
+        play(&mut p, &["c5b6"]);
+        assert!(p.legal_moves().is_empty() && !p.in_check());
+        assert_eq!(p.counting(), (33, 32));
+        assert_eq!(
+            p.outcome(),
+            draw(Termination::Counting),
+            "stalemate={stalemate}"
+        );
+    }
+    // One count earlier the same stalemate is decided by the stalemate rule.
+    let v = variant("makruk")
+        .with_overrides(&["stalemate=loss".to_string()])
+        .unwrap();
+    let mut p = pos_in(&v, "k7/2K5/8/2M5/8/8/8/7R w - 32 31 60");
+    play(&mut p, &["c5b6"]);
+    assert_eq!(p.outcome(), win(Color::White, Termination::Stalemate));
+}
+
+#[test]
 fn counting_fen_fields_parse_and_round_trip() {
     let cases = [
         // RULES.md s.7 example (a Cambodian board's honour count with pawns left).

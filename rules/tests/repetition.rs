@@ -165,6 +165,25 @@ fn xiangqi_attacking_a_protected_piece_is_no_chase() {
 }
 
 #[test]
+fn xiangqi_protection_is_judged_after_the_capture() {
+    // Protection means a recapture once the chaser has taken (the chaser gone from its square),
+    // as Fairy-Stockfish's chased() decides. The black cannon on g1 "defends" g8 only through
+    // the chasing chariot on g4 as its screen; after g4xg8 it cannot recapture, so the horse is
+    // unprotected and Red's chariot chases it.
+    let cycle = ["h4g4", "g8h10", "g4h4", "h10g8"];
+    let fen = "4k4/9/6n2/9/9/9/7R1/9/3K5/r5c2 w - - 0 1";
+    let (third, fourth) = xiangqi_cycles("xiangqi", fen, &[], &cycle);
+    assert_eq!(third, None);
+    assert_eq!(fourth, win(Color::Black, Termination::Chase));
+    // A black chariot on g1, behind the chasing chariot on the g-file, recaptures on g8: the
+    // horse is protected there, attacked unprotected only every other move, so no chase.
+    let fen = "4k4/9/6n2/9/9/9/7R1/9/3K5/6r2 w - - 0 1";
+    let (third, fourth) = xiangqi_cycles("xiangqi", fen, &[], &cycle);
+    assert_eq!(third, None);
+    assert_eq!(fourth, draw(Termination::Repetition));
+}
+
+#[test]
 fn xiangqi_standing_attack_is_no_chase() {
     // Red's chariot on a1 attacks the unprotected horse on a10 all the time, but Red only
     // steps its general d1-d2-d1: no Red move attacks anything (RULES s.6.1: "every move of
@@ -233,6 +252,21 @@ fn oxeli_player_left_without_moves_by_the_ban_loses() {
     assert_eq!(legal(&p), vec!["b8a8".to_string()]);
     assert!(game(&mut p).is_empty());
     assert_eq!(p.perft(1), 1);
+    assert_eq!(p.outcome(), win(Color::White, Termination::Repetition));
+}
+
+#[test]
+fn oxeli_in_check_with_only_banned_evasions_loses_by_repetition() {
+    // White's rook checks from a3 and b3 in turn; Black's O evades a8-b8-a8. At ply 11 Black is
+    // in check and its one evasion, b8a8, would make a fourth occurrence: a loss by the
+    // repetition ban, not a checkmate (an evasion exists).
+    let mut p = pos("oxeli", "o1L5/8/3L4/8/8/1I6/8/2I3O1 w - - 0 1");
+    let cycle = ["b3a3", "a8b8", "a3b3", "b8a8"];
+    play_cycles(&mut p, &cycle, 2);
+    play(&mut p, &cycle[..3]);
+    assert!(p.in_check());
+    assert_eq!(legal(&p), vec!["b8a8".to_string()]);
+    assert!(game(&mut p).is_empty());
     assert_eq!(p.outcome(), win(Color::White, Termination::Repetition));
 }
 

@@ -277,3 +277,45 @@ fn a_toml_syntax_error_names_its_line() {
     let e = compile("name = \"mini\"\nx = [1,\n").expect_err("not TOML");
     assert!(e.lines()[0].starts_with("mini.toml:"), "{:?}", e.lines());
 }
+
+#[test]
+fn fairy_stockfish_name_is_not_inherited() {
+    // `ouk` and `makruk-sutras` extend makruk with other rules: Fairy-Stockfish's `makruk` is
+    // not their name. A file that names itself keeps it.
+    assert_eq!(variant("makruk").fairy_stockfish.as_deref(), Some("makruk"));
+    assert_eq!(variant("ouk").fairy_stockfish, None);
+    assert_eq!(variant("makruk-sutras").fairy_stockfish, None);
+    assert_eq!(
+        variant("kar-ouk").fairy_stockfish.as_deref(),
+        Some("karouk")
+    );
+    let v = Variant::from_toml_str(
+        "name = \"mine\"\nextends = \"xiangqi\"\n[rules]\nstalemate = \"draw\"\n",
+        "mine.toml",
+    )
+    .unwrap();
+    assert_eq!(v.fairy_stockfish, None);
+}
+
+#[test]
+fn kar_ouk_check_count_follows_the_rule_option() {
+    let start = |sets: &[&str]| {
+        let v = variant("kar-ouk")
+            .with_overrides(&sets.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            .unwrap_or_else(|e| panic!("{sets:?}: {e}"));
+        varzero_rules::Position::start(&v).fen()
+    };
+    assert_eq!(
+        start(&[]),
+        "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 1+1 0 1"
+    );
+    // Switching check-wins off gives Ouk Chatrang's FEN; three checks to win, `3+3`.
+    assert_eq!(
+        start(&["rules.checks_to_win=0"]),
+        "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1"
+    );
+    assert_eq!(
+        start(&["rules.checks_to_win=3"]),
+        "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 3+3 0 1"
+    );
+}
