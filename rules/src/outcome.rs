@@ -86,23 +86,23 @@ impl Position {
     /// Earlier occurrences of the current position in the history (a position cannot repeat
     /// across a capture or pawn move, so the search stops at the last one).
     pub fn repetitions(&self) -> usize {
-        let states = self.states();
-        let (key, rule50) = *states.last().unwrap();
-        let n = states.len() - 1;
-        let back = (rule50 as usize).min(n);
-        (1..=back)
-            .filter(|&i| i % 2 == 0 && states[n - i].0 == key)
-            .count()
+        // Called at every node of a search: walks the undo stack in place (no copy).
+        self.repetitions_in_place()
     }
 
     /// Legal moves in a game: `legal_moves` less those the repetition rule forbids (Oxeli: a
     /// move that would make the fourth occurrence of a position).
     pub fn game_moves(&mut self) -> MoveList {
         let mut moves = self.legal_moves();
-        if self.variant().rules.repetition == RepetitionRule::ForbidFourth && !moves.is_empty() {
-            let all: Vec<Move> = moves.iter().copied().collect();
+        // A fourth occurrence needs at least twelve reversible plies (the same position recurs
+        // after four at the earliest); before that no move can be forbidden.
+        if self.variant().rules.repetition == RepetitionRule::ForbidFourth
+            && !moves.is_empty()
+            && self.reversible_plies() >= 11
+        {
+            let all = moves.clone();
             moves.clear();
-            for m in all {
+            for &m in all.iter() {
                 self.make(m);
                 let forbidden = self.repetitions() >= 3;
                 self.unmake();
@@ -208,7 +208,9 @@ impl Position {
             return false;
         }
         let royal = v.royal_kind();
-        let mut counts = vec![0u32; v.pieces.len()];
+        // A fixed array: this runs at every node of a search, which must not allocate.
+        let mut buf = [0u32; crate::variant::MAX_KINDS];
+        let counts = &mut buf[..v.pieces.len()];
         for (k, c) in counts.iter_mut().enumerate() {
             if k != royal {
                 *c = self.count(k, Color::White) + self.count(k, Color::Black);

@@ -669,6 +669,18 @@ impl<B: Bitboard> Pos<B> {
     /// defenders are found with `by` gone from its square, so a defender behind the attacker on
     /// its line counts and a cannon screened only by the attacker does not (as Fairy-Stockfish
     /// decides a chase). Pins and the recapture's legality are not considered.
+    /// Earlier occurrences of the current position (same key, same side to move) since the
+    /// last irreversible move.
+    pub(crate) fn repetitions(&self) -> usize {
+        let key = self.st.key;
+        let n = self.stack.len();
+        let back = (self.st.rule50 as usize).min(n);
+        (2..=back)
+            .step_by(2)
+            .filter(|&i| self.stack[n - i].prev.key == key)
+            .count()
+    }
+
     pub(crate) fn defended(&self, sq: usize, c: Color, by: usize) -> bool {
         let pcs = self.by_color[c as usize] & !B::bit(sq);
         self.attacked_with(sq, c, self.occupied() & !B::bit(by), pcs)

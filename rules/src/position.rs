@@ -267,6 +267,15 @@ impl Position {
         s
     }
 
+    /// Plies since the last irreversible move (capture or pawn move).
+    pub(crate) fn reversible_plies(&self) -> u16 {
+        dispatch!(self, p => p.st.rule50)
+    }
+
+    pub(crate) fn repetitions_in_place(&self) -> usize {
+        dispatch!(self, p => p.repetitions())
+    }
+
     pub(crate) fn states(&self) -> Vec<(u64, u16)> {
         // (key, rule50) of every earlier position, oldest first, then the current one.
         dispatch!(self, p => {
