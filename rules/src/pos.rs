@@ -665,10 +665,6 @@ impl<B: Bitboard> Pos<B> {
         }
     }
 
-    /// Whether a piece of `c` could recapture on `sq` after the piece on `by` took there: the
-    /// defenders are found with `by` gone from its square, so a defender behind the attacker on
-    /// its line counts and a cannon screened only by the attacker does not (as Fairy-Stockfish
-    /// decides a chase). Pins and the recapture's legality are not considered.
     /// Earlier occurrences of the current position (same key, same side to move) since the
     /// last irreversible move.
     pub(crate) fn repetitions(&self) -> usize {
@@ -681,11 +677,18 @@ impl<B: Bitboard> Pos<B> {
             .count()
     }
 
+    /// Whether a piece of `c` could recapture on `sq` after the piece on `by` took there: the
+    /// defenders are found with `by` gone from its square, so a defender behind the attacker on
+    /// its line counts and a cannon screened only by the attacker does not (as Fairy-Stockfish
+    /// decides a chase). Pins and the recapture's legality are not considered.
     pub(crate) fn defended(&self, sq: usize, c: Color, by: usize) -> bool {
         let pcs = self.by_color[c as usize] & !B::bit(sq);
         self.attacked_with(sq, c, self.occupied() & !B::bit(by), pcs)
     }
 
+    /// The enemy-occupied squares the piece on `from` attacks (only enemies matter to the chase
+    /// rule, and testing their few squares instead of the whole board is what keeps a
+    /// repetition adjudication cheap).
     pub(crate) fn piece_attacks(&self, from: usize) -> Vec<usize> {
         let code = self.board[from];
         if code == 0 {
@@ -697,8 +700,9 @@ impl<B: Bitboard> Pos<B> {
             Color::Black
         };
         let occ = self.occupied();
-        (0..self.v.size.squares())
-            .filter(|&s| s != from && self.attacked_with(s, c, occ, B::bit(from)))
+        self.by_color[!c as usize]
+            .squares()
+            .filter(|&s| self.attacked_with(s, c, occ, B::bit(from)))
             .collect()
     }
 
