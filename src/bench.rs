@@ -228,17 +228,14 @@ fn bench_perft(runs: usize, quick: bool, fsf: Option<PathBuf>) -> Result<()> {
         }
         let s = median(ours);
         let nps = nodes as f64 / s;
-        let fsf_nps = if theirs.is_empty() {
-            reference
-        } else {
+        let measured = !theirs.is_empty();
+        let fsf_nps = if measured {
             nodes as f64 / median(theirs)
+        } else {
+            reference
         };
         let (fsf_col, ratio) = if fsf_nps > 0.0 {
-            let mark = if engine.is_some() && fsf_name.is_some() {
-                ""
-            } else {
-                " (ref)"
-            };
+            let mark = if measured { "" } else { " (ref)" };
             (
                 format!("{fsf_nps:.0}{mark}"),
                 format!("{:.2}x", nps / fsf_nps),
@@ -248,7 +245,6 @@ fn bench_perft(runs: usize, quick: bool, fsf: Option<PathBuf>) -> Result<()> {
         };
         println!("{name:<14} {depth:>5} {nodes:>12} {s:>9.3} {nps:>12.0} {fsf_col:>19} {ratio:>8}");
     }
-    drop(engine.take());
     Ok(())
 }
 

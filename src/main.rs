@@ -154,11 +154,8 @@ pub fn one_line(e: &anyhow::Error) -> String {
 /// A TOML file parsed into `T`; an error names the file and line (`FILE:LINE: message`).
 pub fn parse_toml<T: serde::de::DeserializeOwned>(path: &std::path::Path, text: &str) -> Result<T> {
     toml::from_str(text).map_err(|e| {
-        let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
-        match line {
-            Some(l) => anyhow::anyhow!("{}:{l}: {}", path.display(), e.message()),
-            None => anyhow::anyhow!("{}: {}", path.display(), e.message()),
-        }
+        let at = varzero_rules::toml_location(&path.display().to_string(), text, &e);
+        anyhow::anyhow!("{at}: {}", e.message())
     })
 }
 

@@ -88,38 +88,36 @@ pub fn apply_params(cfg: &RunConfig, params: &[String]) -> Result<RunConfig> {
             bail!("--param {param}: expected KEY=VALUE");
         };
         let key = key.trim();
+        // The sorted keys of these sections, for an error message.
+        let known = |sections: &[&str]| {
+            let mut k: Vec<&str> = sections
+                .iter()
+                .filter_map(|s| table.get(*s).and_then(|t| t.as_table()))
+                .flat_map(|t| t.keys().map(|k| k.as_str()))
+                .collect();
+            k.sort_unstable();
+            k.join(", ")
+        };
         let has = |sec: &str, k: &str| table[sec].as_table().is_some_and(|t| t.contains_key(k));
         let (section, name) = match key.split_once('.') {
             Some((s, n)) => (s, n),
             None if has("search", key) => ("search", key),
             None if has("selfplay", key) => ("selfplay", key),
-            None => {
-                let mut known: Vec<String> = ["search", "selfplay"]
-                    .iter()
-                    .flat_map(|s| table[*s].as_table().unwrap().keys().cloned())
-                    .collect();
-                known.sort();
-                bail!(
-                    "--param {param}: no key `{key}` in [search] or [selfplay] (known: {})",
-                    known.join(", ")
-                );
-            }
+            None => bail!(
+                "--param {param}: no key `{key}` in [search] or [selfplay] (known: {})",
+                known(&["search", "selfplay"])
+            ),
         };
-        let Some(sec) = table.get_mut(section).and_then(|t| t.as_table_mut()) else {
+        if !matches!(section, "search" | "selfplay") {
             bail!("--param {param}: no section `{section}` (search or selfplay)");
-        };
-        if !sec.contains_key(name) {
-            let mut known: Vec<&String> = sec.keys().collect();
-            known.sort();
+        }
+        if !has(section, name) {
             bail!(
                 "--param {param}: no key `{name}` in [{section}] (known: {})",
-                known
-                    .iter()
-                    .map(|k| k.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                known(&[section])
             );
         }
+        let sec = table[section].as_table_mut().expect("a section is a table");
         let value = value.trim();
         let parsed = format!("v = {value}")
             .parse::<toml::Table>()

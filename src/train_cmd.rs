@@ -3,10 +3,11 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::Deserialize;
 use std::path::PathBuf;
 use std::sync::Arc;
 use varzero_rules::Variant;
-use varzero_trainer::TrainConfig;
+use varzero_trainer::{OptimizerKind, TrainConfig};
 
 #[derive(Args)]
 pub struct TrainArgs {
@@ -38,8 +39,8 @@ pub struct TrainArgs {
     pub lr: Option<f64>,
     /// sgd (momentum) or adamw; AdamW wants a smaller --lr (e.g. 0.001) and a larger
     /// --weight-decay (e.g. 0.01).
-    #[arg(long, value_enum)]
-    pub optimizer: Option<Optimizer>,
+    #[arg(long, value_parser = parse_optimizer)]
+    pub optimizer: Option<OptimizerKind>,
     #[arg(long)]
     pub weight_decay: Option<f64>,
     /// Residual blocks of a fresh net.
@@ -55,10 +56,10 @@ pub struct TrainArgs {
     pub quiet: bool,
 }
 
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum Optimizer {
-    Sgd,
-    Adamw,
+/// `sgd` or `adamw`, read as the config file reads `optimizer`.
+fn parse_optimizer(s: &str) -> std::result::Result<OptimizerKind, String> {
+    OptimizerKind::deserialize(toml::Value::String(s.to_string()))
+        .map_err(|_| format!("'{s}': expected sgd or adamw"))
 }
 
 /// The variant of a dataset: the one its games name (built in).
@@ -123,10 +124,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
         cfg.lr = x;
     }
     if let Some(x) = a.optimizer {
-        cfg.optimizer = match x {
-            Optimizer::Sgd => varzero_trainer::OptimizerKind::Sgd,
-            Optimizer::Adamw => varzero_trainer::OptimizerKind::AdamW,
-        };
+        cfg.optimizer = x;
     }
     if let Some(x) = a.weight_decay {
         cfg.weight_decay = x;

@@ -1,7 +1,19 @@
 //! A two-generation pipeline on a tiny configuration runs end to end, and a rerun resumes
 //! (finds every stage done) without redoing work.
 
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `varzero pipeline --quiet --config CFG --dir DIR`.
+fn pipeline(cfg: &Path, dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_varzero"))
+        .args(["pipeline", "--quiet", "--config"])
+        .arg(cfg)
+        .arg("--dir")
+        .arg(dir)
+        .output()
+        .unwrap()
+}
 
 #[test]
 fn two_generations_then_resume() {
@@ -31,15 +43,7 @@ channels = 8
     )
     .unwrap();
     let run = dir.path().join("run");
-    let go = || {
-        Command::new(env!("CARGO_BIN_EXE_varzero"))
-            .args(["pipeline", "--quiet", "--config"])
-            .arg(&cfg)
-            .arg("--dir")
-            .arg(&run)
-            .output()
-            .unwrap()
-    };
+    let go = || pipeline(&cfg, &run);
     let out = go();
     assert!(
         out.status.success(),
@@ -75,13 +79,7 @@ channels = 8
     let other = dir.path().join("other.toml");
     let text = std::fs::read_to_string(&cfg).unwrap();
     std::fs::write(&other, text.replace("makruk", "xiangqi")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_varzero"))
-        .args(["pipeline", "--quiet", "--config"])
-        .arg(&other)
-        .arg("--dir")
-        .arg(&run)
-        .output()
-        .unwrap();
+    let out = pipeline(&other, &run);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -102,13 +100,7 @@ fn a_bad_config_is_one_line_naming_file_and_line() {
         "name = \"x\"\nvariant = \"makruk\"\ngenerations = \"two\"\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_varzero"))
-        .args(["pipeline", "--quiet", "--config"])
-        .arg(&cfg)
-        .arg("--dir")
-        .arg(dir.path().join("run"))
-        .output()
-        .unwrap();
+    let out = pipeline(&cfg, &dir.path().join("run"));
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");

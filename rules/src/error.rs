@@ -92,3 +92,15 @@ pub enum ParseMoveError {
     #[error("move '{0}': not a legal move in this position")]
     Illegal(String),
 }
+
+/// Where a TOML error is: `FILE:LINE` when the parser gives a span, else `FILE`. Every reader of
+/// our TOML files (variant files, run configs, studies) reports errors this way.
+pub fn toml_location(file: &str, text: &str, e: &toml::de::Error) -> String {
+    match e.span() {
+        Some(s) => format!(
+            "{file}:{}",
+            text[..s.start.min(text.len())].matches('\n').count() + 1
+        ),
+        None => file.to_string(),
+    }
+}

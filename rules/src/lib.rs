@@ -21,7 +21,9 @@ pub mod variant;
 
 pub use bitboard::Bitboard;
 pub use config::VariantConfig;
-pub use error::{Error, ParseFenError, ParseMoveError, Problem, Result, VariantError};
+pub use error::{
+    toml_location, Error, ParseFenError, ParseMoveError, Problem, Result, VariantError,
+};
 pub use geometry::{BoardSize, ByColor, Color, Square};
 pub use moves::{Move, MoveList};
 pub use outcome::{GameResult, Outcome, Termination};

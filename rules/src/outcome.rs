@@ -83,13 +83,6 @@ impl fmt::Display for Outcome {
 }
 
 impl Position {
-    /// Earlier occurrences of the current position in the history (a position cannot repeat
-    /// across a capture or pawn move, so the search stops at the last one).
-    pub fn repetitions(&self) -> usize {
-        // Called at every node of a search: walks the undo stack in place (no copy).
-        self.repetitions_in_place()
-    }
-
     /// Legal moves in a game: `legal_moves` less those the repetition rule forbids (Oxeli: a
     /// move that would make the fourth occurrence of a position).
     pub fn game_moves(&mut self) -> MoveList {

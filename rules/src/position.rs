@@ -272,7 +272,10 @@ impl Position {
         dispatch!(self, p => p.st.rule50)
     }
 
-    pub(crate) fn repetitions_in_place(&self) -> usize {
+    /// Earlier occurrences of the current position in the history (a position cannot repeat
+    /// across a capture or pawn move, so the search stops at the last one). Called at every
+    /// node of a search: it walks the undo stack in place.
+    pub fn repetitions(&self) -> usize {
         dispatch!(self, p => p.repetitions())
     }
 
@@ -285,12 +288,13 @@ impl Position {
         })
     }
 
-    /// Whether a piece of `c` on `sq` would be defended: some other piece of `c` attacks it.
+    /// Whether a piece of `c` on `sq` is protected against the piece on `by`: another piece of
+    /// `c` could recapture once `by` has taken.
     pub(crate) fn defended(&self, sq: usize, c: Color, by: usize) -> bool {
         dispatch!(self, p => p.defended(sq, c, by))
     }
 
-    /// Squares attacked by the piece standing on `from`, given the current occupancy.
+    /// The enemy-occupied squares attacked by the piece standing on `from`.
     pub(crate) fn piece_attacks(&self, from: usize) -> Vec<usize> {
         dispatch!(self, p => p.piece_attacks(from))
     }

@@ -164,14 +164,7 @@ enum Origin<'a> {
 /// The file's TOML table; a syntax error is reported as `FILE:LINE: message`.
 fn parse_table(text: &str, file: &str) -> Result<toml::Table, VariantError> {
     text.parse().map_err(|e: toml::de::Error| {
-        let msg = e.message().to_string();
-        match e.span() {
-            Some(s) => {
-                let line = text[..s.start].matches('\n').count() + 1;
-                VariantError::single(format!("{file}:{line}"), "", msg)
-            }
-            None => VariantError::single(file, "", msg),
-        }
+        VariantError::single(crate::toml_location(file, text, &e), "", e.message())
     })
 }
 

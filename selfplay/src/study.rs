@@ -99,11 +99,8 @@ impl StudyConfig {
     pub fn load(path: &Path) -> Result<StudyConfig, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         toml::from_str(&text).map_err(|e| {
-            let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
-            match line {
-                Some(l) => format!("{}:{l}: {}", path.display(), e.message()),
-                None => format!("{}: {}", path.display(), e.message()),
-            }
+            let at = varzero_rules::toml_location(&path.display().to_string(), &text, &e);
+            format!("{at}: {}", e.message())
         })
     }
 

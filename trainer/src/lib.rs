@@ -1,8 +1,8 @@
 //! Training: reads a sliding window of the newest positions (polars, lazily), and fits the
 //! policy/value net with policy cross-entropy + WDL cross-entropy + weight decay, SGD with
 //! momentum (or AdamW) and a cosine learning-rate schedule. Losses and accuracies go to a CSV
-//! and a PNG; checkpoints (weights, optimizer state, step) are written atomically, and a rerun resumes from the
-//! last one to the same state.
+//! and a PNG; checkpoints (weights, optimizer state, step) are written atomically, and a rerun
+//! resumes from the last one to the same state.
 
 mod data;
 mod plot;
@@ -128,7 +128,9 @@ pub fn lr_at(cfg: &TrainConfig, step: u64) -> f64 {
 /// Adam's bias correction needs only the step, which the checkpoint names.
 struct Optim {
     kind: OptimizerKind,
-    params: Vec<(String, Tensor)>,
+    /// Each trained tensor with its state tensors (SGD: momentum; AdamW: first and second
+    /// moments), which are handles into `bufs`: a checkpoint load copies into them in place.
+    params: Vec<(Tensor, Vec<Tensor>)>,
     bufs: nn::VarStore,
 }
 
@@ -137,52 +139,52 @@ const ADAM_EPS: f64 = 1e-8;
 
 impl Optim {
     fn new(net: &Net, kind: OptimizerKind) -> Optim {
-        let mut params: Vec<(String, Tensor)> = net
+        let mut named: Vec<(String, Tensor)> = net
             .vs
             .variables()
             .into_iter()
             .filter(|(_, t)| t.requires_grad())
             .collect();
-        params.sort_by(|a, b| a.0.cmp(&b.0));
+        named.sort_by(|a, b| a.0.cmp(&b.0));
         let bufs = nn::VarStore::new(net.vs.device());
-        for (name, t) in &params {
-            let key = name.replace('.', "_");
-            match kind {
-                // SGD's names are those of the first checkpoints (momentum only).
-                OptimizerKind::Sgd => {
-                    let _ = bufs.root().zeros_no_train(&key, &t.size());
-                }
-                OptimizerKind::AdamW => {
-                    let _ = bufs.root().zeros_no_train(&format!("m_{key}"), &t.size());
-                    let _ = bufs.root().zeros_no_train(&format!("v_{key}"), &t.size());
-                }
-            }
-        }
+        let root = bufs.root();
+        let params = named
+            .into_iter()
+            .map(|(name, t)| {
+                let key = name.replace('.', "_");
+                let state = match kind {
+                    // SGD's names are those of the first checkpoints (momentum only).
+                    OptimizerKind::Sgd => vec![root.zeros_no_train(&key, &t.size())],
+                    OptimizerKind::AdamW => vec![
+                        root.zeros_no_train(&format!("m_{key}"), &t.size()),
+                        root.zeros_no_train(&format!("v_{key}"), &t.size()),
+                    ],
+                };
+                (t, state)
+            })
+            .collect();
         Optim { kind, params, bufs }
     }
 
     /// One update with learning rate `lr`; `step` counts from 1 (Adam's bias correction).
     fn step(&self, cfg: &TrainConfig, lr: f64, step: u64) {
-        let bufs = self.bufs.variables();
         let (b1, b2, wd) = (cfg.momentum, cfg.beta2, cfg.weight_decay);
         tch::no_grad(|| {
-            for (name, p) in &self.params {
+            for (p, state) in &self.params {
                 let g = p.grad();
                 if !g.defined() {
                     continue;
                 }
-                let key = name.replace('.', "_");
                 let mut p = p.shallow_clone();
                 match self.kind {
                     OptimizerKind::Sgd => {
-                        let mut buf = bufs[&key].shallow_clone();
+                        let mut buf = state[0].shallow_clone();
                         let d = &g + &(&p * wd);
                         let _ = buf.g_mul_scalar_(b1).g_add_(&d);
                         let _ = p.g_sub_(&(&buf * lr));
                     }
                     OptimizerKind::AdamW => {
-                        let mut m = bufs[&format!("m_{key}")].shallow_clone();
-                        let mut v = bufs[&format!("v_{key}")].shallow_clone();
+                        let (mut m, mut v) = (state[0].shallow_clone(), state[1].shallow_clone());
                         let _ = p.g_mul_scalar_(1.0 - lr * wd);
                         let _ = m.g_mul_scalar_(b1).g_add_(&(&g * (1.0 - b1)));
                         let _ = v.g_mul_scalar_(b2).g_add_(&(&g * &g * (1.0 - b2)));
@@ -198,7 +200,7 @@ impl Optim {
     }
 
     fn zero_grad(&self) {
-        for (_, p) in &self.params {
+        for (p, _) in &self.params {
             let mut g = p.grad();
             if g.defined() {
                 let _ = g.zero_();

@@ -71,20 +71,16 @@ fn cfg(steps: u64) -> TrainConfig {
 /// holds this lock so that another test's initialisation cannot draw from its seeded stream.
 static TORCH_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-#[test]
-fn fits_a_tiny_dataset() {
-    let _rng = TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
-    tch::set_num_threads(1);
-    tch::manual_seed(3);
-    let d = tempfile::tempdir().unwrap();
-    tiny_dataset(&d.path().join("data"));
+/// Trains `c` on the tiny dataset in `d` (into `d/out`) and checks that it fits: the loss
+/// falls below 30% of the first step's and the policy finds the best moves.
+fn fits(d: &Path, c: &TrainConfig) {
     let v = Variant::builtin("makruk").unwrap();
     let s = train(
         &v,
-        &[d.path().join("data")],
-        &d.path().join("out"),
+        &[d.join("data")],
+        &d.join("out"),
         None,
-        &cfg(60),
+        c,
         Device::Cpu,
         &mut |_| {},
     )
@@ -92,6 +88,16 @@ fn fits_a_tiny_dataset() {
     let (f, l) = (s.first.unwrap(), s.last.unwrap());
     assert!(l.loss < 0.3 * f.loss, "loss {} -> {}", f.loss, l.loss);
     assert!(l.policy_acc > 0.9, "policy accuracy {}", l.policy_acc);
+}
+
+#[test]
+fn fits_a_tiny_dataset() {
+    let _rng = TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
+    tch::set_num_threads(1);
+    tch::manual_seed(3);
+    let d = tempfile::tempdir().unwrap();
+    tiny_dataset(&d.path().join("data"));
+    fits(d.path(), &cfg(60));
     assert!(d.path().join("out/train_log.csv").exists());
     assert!(d.path().join("out/train_curves.png").exists());
 }
@@ -102,29 +108,16 @@ fn adamw_fits_a_tiny_dataset() {
     tch::set_num_threads(1);
     let d = tempfile::tempdir().unwrap();
     tiny_dataset(&d.path().join("data"));
-    let v = Variant::builtin("makruk").unwrap();
     let c = TrainConfig {
         optimizer: OptimizerKind::AdamW,
         lr: 0.003,
         weight_decay: 0.01,
         ..cfg(60)
     };
-    let s = train(
-        &v,
-        &[d.path().join("data")],
-        &d.path().join("out"),
-        None,
-        &c,
-        Device::Cpu,
-        &mut |_| {},
-    )
-    .unwrap();
-    let (f, l) = (s.first.unwrap(), s.last.unwrap());
-    assert!(l.loss < 0.3 * f.loss, "loss {} -> {}", f.loss, l.loss);
-    assert!(l.policy_acc > 0.9, "policy accuracy {}", l.policy_acc);
+    fits(d.path(), &c);
     // Resuming that run with SGD is refused, naming both optimizers.
     let e = train(
-        &v,
+        &Variant::builtin("makruk").unwrap(),
         &[d.path().join("data")],
         &d.path().join("out"),
         None,
