@@ -127,7 +127,8 @@ pub enum RepetitionRule {
     Draw,
     /// A move that would make the fourth occurrence is illegal.
     ForbidFourth,
-    /// At the fourth occurrence, perpetual check or chase loses, otherwise a draw (RULES 6.1).
+    /// At the fourth occurrence, perpetual check or chase loses, otherwise a draw
+    /// (docs/rules.md#repetition-xiangqi).
     Xiangqi,
     /// Repetition has no effect.
     None,

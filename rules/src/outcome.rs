@@ -1,4 +1,4 @@
-//! How a game ends (RULES.md section 8): the result and the termination reason, from the
+//! How a game ends (docs/rules.md#game-end): the result and the termination reason, from the
 //! position and its history.
 
 use crate::config::{RepetitionRule, StalemateResult};
@@ -160,9 +160,9 @@ impl Position {
             if self.in_check() {
                 return end(GameResult::Win(!stm), Termination::Checkmate);
             }
-            // RULES.md 7: the count draws "unless the position is checkmate", so a stalemate on
-            // the ply the count runs out is a counting draw (Fairy-Stockfish agrees); it matters
-            // when stalemate is not a draw.
+            // docs/rules.md#counting-draw: the count draws unless the position is checkmate, so
+            // a stalemate on the ply the count runs out is a counting draw (Fairy-Stockfish
+            // agrees); it matters when stalemate is not a draw.
             if count_over {
                 return end(GameResult::Draw, Termination::Counting);
             }
@@ -221,7 +221,8 @@ impl Position {
         })
     }
 
-    /// RULES.md 6.1: at the fourth occurrence, look at the moves since the first one.
+    /// docs/rules.md#repetition-xiangqi: at the fourth occurrence, look at the moves since the
+    /// first one.
     fn adjudicate_repetition(&mut self) -> Outcome {
         let key = self.key();
         let states = self.states();

@@ -1,14 +1,15 @@
-//! Counting (RULES.md section 7; Fairy-Stockfish semantics in fsf-notes section 2): when the
-//! board's and the pieces' honour counts start, their limits, how the count runs, when it
-//! draws, and how it is written in the FEN. All counts and limits are in plies, as FSF keeps
-//! them: the FEN's fourth field is the limit, the fifth the count so far.
+//! Counting (docs/rules.md#counting; Fairy-Stockfish's semantics in docs/rules.md#counting-fsf):
+//! when the board's and the pieces' honour counts start, their limits, how the count runs,
+//! when it draws, and how it is written in the FEN. All counts and limits are in plies, as FSF
+//! keeps them: the FEN's fourth field is the limit, the fifth the count so far.
 
 mod common;
 use common::*;
 use varzero_rules::{Color, Termination};
 
-/// Pieces' honour limits by the strong side's material, in moves (RULES.md s.7: "two rooks 8;
-/// one rook 16; two khon 22; two knights 32; one khon 44; otherwise 64"; Cambodian one lower).
+/// Pieces' honour limits by the strong side's material, in moves (docs/rules.md#counting-makruk:
+/// two rooks 8; one rook 16; two khon 22; two knights 32; one khon 44; otherwise 64; Cambodian
+/// one lower, docs/rules.md#counting-cambodian).
 /// Each row is White's rank 1 next to the king on e1; Black has a bare king on h8 and there
 /// is no count yet. After White's quiet e1e2 Black (to move) is bare, so the pieces' honour
 /// count starts at twice the number of pieces on the board (kings included).
@@ -58,7 +59,8 @@ fn pieces_honour_limits_makruk_and_cambodian() {
 
 #[test]
 fn worked_example_rook_against_bare_king() {
-    // fsf-notes s.2e: makruk K+R vs K, Ra1a2 -> limit 16 moves = 32 plies, count 2*3 = 6.
+    // docs/rules.md#counting-examples: makruk K+R vs K, Ra1a2 -> limit 16 moves = 32 plies,
+    // count 2*3 = 6.
     let mut p = pos("makruk", "8/8/8/4k3/8/8/8/R3K3 w - - 0 1");
     play(&mut p, &["a1a2"]);
     assert_eq!(p.fen(), "8/8/8/4k3/8/8/R7/4K3 b - 32 6 1");
@@ -90,7 +92,8 @@ fn board_honour_starts_when_last_pawn_promotes() {
 
 #[test]
 fn makruk_no_count_while_a_pawn_is_left() {
-    // K+R+P against a bare king: any pawn on the board means no makruk count (fsf-notes 2b).
+    // K+R+P against a bare king: any pawn on the board means no makruk count
+    // (docs/rules.md#counting-fsf).
     let mut p = pos("makruk", "8/8/8/4k3/8/P7/8/R3K3 w - - 0 1");
     play(&mut p, &["a1a2"]);
     assert_eq!(p.counting(), (0, 0));
@@ -129,8 +132,8 @@ fn cambodian_count_is_for_the_side_to_move() {
 
 #[test]
 fn bare_king_capturing_the_last_pawn_counts_at_odd_ply() {
-    // fsf-notes s.2c, first block: the mover is a bare king that took the last pawn; the
-    // limit is its pieces' honour and the count 2*pieces - 1 (parity: the other side moves).
+    // docs/rules.md#counting-fsf, step 3a: the mover is a bare king that took the last pawn;
+    // the limit is its pieces' honour and the count 2*pieces - 1 (parity: the other side moves).
     for (name, limit) in [("makruk", 32), ("ouk-chatrang", 30)] {
         let mut p = pos(name, "8/8/8/4k3/3P4/8/8/R3K3 b - - 0 1");
         play(&mut p, &["e5d4"]);
@@ -159,7 +162,7 @@ fn capture_leaving_a_bare_king_restarts_the_count() {
 fn cambodian_board_count_runs_on_until_pieces_honour_can_start() {
     // Cambodian board's honour is running while pawns are on the board. White takes Black's
     // last piece: Black is bare, but with a pawn left the pieces' honour cannot start
-    // (fsf-notes 2b), so the board's count just goes on.
+    // (docs/rules.md#counting-fsf), so the board's count just goes on.
     let mut p = pos("ouk-chatrang", "8/8/8/4P3/8/4k3/n7/R3K3 w - 126 40 60");
     play(&mut p, &["a1a2"]);
     assert_eq!(p.fen(), "8/8/8/4P3/8/4k3/R7/4K3 b - 126 41 60");
@@ -206,7 +209,8 @@ fn checkmate_on_the_last_count_wins() {
 
 #[test]
 fn stalemate_on_the_ply_the_count_runs_out_is_a_counting_draw() {
-    // RULES.md 7: drawn when the count passes its limit "unless the position is checkmate".
+    // docs/rules.md#counting-draw: drawn when the count passes its limit, unless the
+    // position is checkmate.
     // Mc5-b6 stalemates the bare king (a7 by the met, b7 and b8 by the king) and takes the
     // count to 33 of 32: a counting draw, whatever the stalemate rule says.
     let fen = "k7/2K5/8/2M5/8/8/8/7R w - 32 32 60";
@@ -236,7 +240,7 @@ fn stalemate_on_the_ply_the_count_runs_out_is_a_counting_draw() {
 #[test]
 fn counting_fen_fields_parse_and_round_trip() {
     let cases = [
-        // RULES.md s.7 example (a Cambodian board's honour count with pawns left).
+        // docs/rules.md#counting-fen example (a Cambodian board's honour count with pawns left).
         (
             "ouk-chatrang",
             "6k1/r4s2/4p3/2s4n/4S2P/8/1Kr5/8 w - 126 0 38",

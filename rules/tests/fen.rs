@@ -1,4 +1,4 @@
-//! FEN reading and writing (RULES.md s.10): round trips, one test per `ParseFenError`
+//! FEN reading and writing (docs/rules.md#fen): round trips, one test per `ParseFenError`
 //! variant, and no panic on malformed input.
 
 mod common;
@@ -14,7 +14,7 @@ fn start_fens_round_trip() {
         let q = pos_in(&v, &p.fen());
         assert_eq!(q.fen(), v.start_fen, "{name}");
     }
-    // RULES s.1, s.2, s.5, s.6 start positions.
+    // Start positions of docs/rules.md#makruk, #ouk-chatrang, #oxeli and #xiangqi.
     let expected = [
         (
             "makruk",

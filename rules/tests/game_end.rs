@@ -1,4 +1,5 @@
-//! Game-end bookkeeping (RULES.md s.8): the self-play move limit and its termination.
+//! Game-end bookkeeping (docs/rules.md#game-end): the self-play move limit
+//! (docs/rules.md#move-limit) and its termination.
 
 mod common;
 use common::*;

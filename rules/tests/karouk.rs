@@ -1,5 +1,6 @@
-//! Kar Ouk (RULES.md s.3 and s.10; fsf-notes s.4): the first check wins, the FEN's check-count
-//! field (`1+1`, the checks White and Black still have to give), and perft's view of it.
+//! Kar Ouk (docs/rules.md#kar-ouk, docs/rules.md#check-wins): the first check wins, the FEN's
+//! check-count field (`1+1`, the checks White and Black still have to give), and perft's view
+//! of it.
 
 mod common;
 use common::*;
@@ -77,7 +78,8 @@ fn same_check_in_ouk_chatrang_is_not_a_game_end() {
 
 #[test]
 fn fen_set_in_check_with_full_counts_is_not_an_end() {
-    // fsf-notes s.4: a FEN with Black in check but counts 1+1 generates evasions normally.
+    // docs/rules.md#check-wins: a FEN with Black in check but counts 1+1 generates evasions
+    // normally, as Fairy-Stockfish reads it.
     let mut p = pos("kar-ouk", "R3k3/8/8/8/8/8/8/3K4 b - - 1+1 0 1");
     assert!(p.in_check());
     assert_eq!(legal(&p), sorted(&["e8d7", "e8e7", "e8f7"]));

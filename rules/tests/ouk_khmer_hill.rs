@@ -1,5 +1,5 @@
-//! Ouk-Khmer (Hill's version), RULES.md s.4: the reconstruction's pieces move as the rules
-//! describe them.
+//! Ouk-Khmer (Hill's version), docs/rules.md#ouk-khmer-hill: the reconstruction's pieces move
+//! as the rules describe them.
 
 mod common;
 use common::*;

@@ -1,4 +1,5 @@
-//! Oxeli (RULES.md s.5) and the face-off option (s.9): no face-off on any line, the O's
+//! Oxeli (docs/rules.md#oxeli) and the face-off option (docs/rules.md#face-off): no face-off
+//! on any line, the O's
 //! queen-like "attack" along open lines, promotion to Q, stalemate loses.
 
 mod common;
@@ -106,7 +107,7 @@ fn stalemate_loses() {
 
 #[test]
 fn start_position() {
-    // RULES s.5: White O d1 and X e1, Black O e8 and X d8.
+    // docs/rules.md#oxeli: White O d1 and X e1, Black O e8 and X d8.
     let p = pos(
         "oxeli",
         "ilexoeli/8/pppppppp/8/8/PPPPPPPP/8/ILEOXELI w - - 0 1",

@@ -1,5 +1,6 @@
-//! The perft suite: every entry of `data/perft.txt` (a copy of the project's reference file,
-//! whose comments name the source of each count). Entries above `NODE_LIMIT` nodes are run by
+//! The perft suite: every entry of `data/perft.txt` (reference counts from Fairy-Stockfish and,
+//! for Oxeli, an independent generator; the file's comments name the source of each count, and
+//! docs/rules.md#perft says what perft counts). Entries above `NODE_LIMIT` nodes are run by
 //! `cargo test -- --ignored` (the deep suite, which `scripts/test` runs too).
 
 use varzero_rules::{Position, Variant};

@@ -1,5 +1,6 @@
-//! Makruk-family promotion (RULES.md s.1 and s.10, fsf-notes s.7): a pawn reaching the sixth
-//! rank (Black: the third) becomes a met, and the move is written with the `m` suffix.
+//! Makruk-family promotion (docs/rules.md#makruk, docs/rules.md#promotion): a pawn reaching
+//! the sixth rank (Black: the third) becomes a met, and the move is written with the `m`
+//! suffix.
 
 mod common;
 use common::*;
@@ -29,7 +30,7 @@ fn white_pawn_promotes_on_rank_six_with_m_suffix() {
 
 #[test]
 fn capture_promotion_and_black_promotion() {
-    // fsf-notes s.7: Black's capture promotion g4xh3 is written g4h3m.
+    // docs/rules.md#promotion: Black's capture promotion g4xh3 is written g4h3m.
     let mut p = pos("makruk", "4k3/8/8/8/6p1/7P/8/4K3 b - - 0 1");
     assert_eq!(moves_from(&p, "g4"), sorted(&["g4g3m", "g4h3m"]));
     play(&mut p, &["g4h3m"]);

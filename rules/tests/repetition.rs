@@ -1,6 +1,6 @@
-//! Repetition (RULES.md s.1, s.5, s.6.1): makruk's threefold draw, xiangqi's fourth-occurrence
-//! rule (perpetual check and chase lose, otherwise a draw), Oxeli's ban on the move that would
-//! make a fourth occurrence, and perft ignoring all of it.
+//! Repetition (docs/rules.md#repetition-and-chase): makruk's threefold draw, xiangqi's
+//! fourth-occurrence rule (perpetual check and chase lose, otherwise a draw), Oxeli's ban on
+//! the move that would make a fourth occurrence, and perft ignoring all of it.
 
 mod common;
 use common::*;
@@ -43,8 +43,8 @@ fn makruk_threefold_draw() {
 
 #[test]
 fn cambodian_repetition_ignores_first_move_rights() {
-    // fsf-notes s.3b: the gates are not part of FSF's key, so the start placement with the
-    // kings' rights gone repeats the start position.
+    // docs/rules.md#repetition-key: the gates are not part of FSF's key, so the start placement
+    // with the kings' rights gone repeats the start position.
     let mut p = pos(
         "ouk-chatrang",
         "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w DEde - 0 1",
@@ -186,9 +186,10 @@ fn xiangqi_protection_is_judged_after_the_capture() {
 #[test]
 fn xiangqi_standing_attack_is_no_chase() {
     // Red's chariot on a1 attacks the unprotected horse on a10 all the time, but Red only
-    // steps its general d1-d2-d1: no Red move attacks anything (RULES s.6.1: "every move of
-    // one side attacked..."; a general's move never chases; FSF's chased() counts only the
-    // moved piece's and discovered attacks). Black steps its general too: a plain draw.
+    // steps its general d1-d2-d1: no Red move attacks anything (docs/rules.md#repetition-xiangqi:
+    // a side chases only if a piece was chased after every one of its moves; a general's move
+    // never chases; FSF's chased() counts only the moved piece's and discovered attacks).
+    // Black steps its general too: a plain draw.
     let fen = "n3k4/9/9/9/9/9/9/9/9/R2K5 w - - 0 1";
     let cycle = ["d1d2", "e10e9", "d2d1", "e9e10"];
     let (third, fourth) = xiangqi_cycles("xiangqi", fen, &[], &cycle);

@@ -1,4 +1,5 @@
-//! Cambodian first-move rights (RULES.md s.2 and s.3; fsf-notes s.3): the king's knight jump
+//! Cambodian first-move rights (docs/rules.md#first-move-rights, and Fairy-Stockfish's gates in
+//! docs/rules.md#first-move-rights-fsf): the king's knight jump
 //! and the neang's (met's) double step, when they may be used, when they are lost, and how
 //! the FEN's rights field (Fairy-Stockfish's gates) shows them.
 
@@ -86,7 +87,7 @@ fn no_king_jump_while_in_check_and_right_survives_the_check() {
     assert!(!has(&p, "d1b2") && !has(&p, "d1f2"));
     assert_eq!(field(&p.fen(), 2), "DEde");
 
-    // Ouk (RULES s.3): not while in check either.
+    // Ouk (docs/rules.md#ouk): not while in check either.
     let p = pos("ouk", "4k3/8/8/8/8/2n5/3P4/3KM3 w DE - 0 1");
     assert!(!has(&p, "d1b2") && !has(&p, "d1f2"));
 }
@@ -94,7 +95,7 @@ fn no_king_jump_while_in_check_and_right_survives_the_check() {
 #[test]
 fn discovered_rook_check_does_not_take_the_right() {
     // Rook d8 behind the knight d5: the knight's move discovers check on d1, but the rook
-    // itself did not move, so White keeps the right (RULES s.2).
+    // itself did not move, so White keeps the right (docs/rules.md#first-move-rights).
     let mut p = pos("ouk-chatrang", "3rk3/8/8/3n4/8/8/8/3KM3 b DEe - 0 1");
     play(&mut p, &["d5b4"]);
     assert!(p.in_check());
@@ -256,7 +257,7 @@ fn pinned_neang_may_not_double_step() {
 
 #[test]
 fn rights_field_is_dash_in_variants_without_rights() {
-    // RULES s.10: the rights field is `-` if there are none; makruk and xiangqi have none,
+    // docs/rules.md#fen: the rights field is `-` if there are none; makruk and xiangqi have none,
     // and FSF (gating off, castling off) skips such letters when reading.
     let cases = [
         (

@@ -1,4 +1,4 @@
-//! Variant files (RULES.md s.9): every shipped file compiles and agrees with the built-in
+//! Variant files (docs/rules.md#options): every shipped file compiles and agrees with the built-in
 //! copy; bad files are refused with every problem reported at once, each naming its key.
 
 mod common;

@@ -1,4 +1,4 @@
-//! The xiangqi family (RULES.md s.6): piece movement (soldier, elephant, horse, cannon),
+//! The xiangqi family (docs/rules.md#xiangqi): piece movement (soldier, elephant, horse, cannon),
 //! the flying-general rule, stalemate and material draws, Ajax's extra steps, and
 //! elephant-chess being xiangqi under other names.
 
@@ -195,7 +195,8 @@ fn material_draws() {
             "3aka3/9/4b4/9/9/9/9/4B4/9/R2AKA3 w - - 0 1",
             false,
         ),
-        // Ouk Chatrang (RULES s.2): bare kings, or a lone met or koul against a bare king.
+        // Ouk Chatrang (docs/rules.md#insufficient-material): bare kings, or a lone met or koul
+        // against a bare king.
         ("ouk-chatrang", "4k3/8/8/8/8/8/8/3K4 w - - 0 1", true),
         ("ouk-chatrang", "4k3/8/8/8/8/8/8/3KM3 w - - 0 1", true),
         ("ouk-chatrang", "4k3/8/8/8/8/8/8/3KS3 w - - 0 1", true),
