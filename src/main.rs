@@ -11,6 +11,7 @@ mod analyze_cmd;
 mod bench;
 mod match_cmd;
 mod nets;
+mod params;
 mod pipeline;
 mod probe;
 mod selfplay_cmd;
@@ -123,6 +124,9 @@ enum VariantCmd {
     },
 }
 
+/// Deeper perft runs for days from any real position: refused rather than left to run.
+const MAX_PERFT_DEPTH: u32 = 12;
+
 fn position(v: &Arc<Variant>, fen: &Option<String>) -> Result<Position> {
     match fen {
         Some(f) => Position::from_fen(v, f).with_context(|| format!("bad --fen '{f}'")),
@@ -167,16 +171,46 @@ fn run(cli: Cli) -> Result<()> {
             depth,
             divide,
         } => {
+            if depth > MAX_PERFT_DEPTH {
+                bail!("--depth {depth}: at most {MAX_PERFT_DEPTH} (a start position's perft 9 already takes hours)");
+            }
             let v = variant.load()?;
             let mut pos = position(&v, &fen)?;
             let t = Instant::now();
-            let nodes = if divide {
-                let mut total = 0;
-                for (m, n) in pos.divide(depth) {
-                    println!("{}: {n}", pos.uci(m));
-                    total += n;
+            // Deep counts go root move by root move, with a progress bar on stderr.
+            let nodes = if divide || depth >= 6 {
+                let moves = pos.legal_moves();
+                let bar = indicatif::ProgressBar::new(moves.len() as u64);
+                if divide || depth < 6 {
+                    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
                 }
-                total
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{bar:30} {pos}/{len} root moves  {msg}  {elapsed}",
+                    )
+                    .expect("a valid template"),
+                );
+                let mut total = 0;
+                for &m in moves.iter() {
+                    pos.make(m);
+                    let n = if depth <= 1 { 1 } else { pos.perft(depth - 1) };
+                    pos.unmake();
+                    if divide {
+                        println!("{}: {n}", pos.uci(m));
+                    }
+                    total += n;
+                    bar.inc(1);
+                    bar.set_message(format!(
+                        "{total} nodes, {:.1} M nodes/s",
+                        total as f64 / t.elapsed().as_secs_f64().max(1e-9) / 1e6
+                    ));
+                }
+                bar.finish_and_clear();
+                if depth == 0 {
+                    1
+                } else {
+                    total
+                }
             } else {
                 pos.perft(depth)
             };

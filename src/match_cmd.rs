@@ -154,12 +154,19 @@ pub fn run(a: MatchArgs) -> Result<()> {
     };
     let mut writer = match &a.out {
         Some(d) => Some(
-            GameWriter::create(d, &v)
+            GameWriter::create(d, &v, &pa.name(), &pb.name())
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("--out {}", d.display()))?,
         ),
         None => None,
     };
+    if let Some(w) = writer.as_ref().filter(|w| !w.done().is_empty()) {
+        eprintln!(
+            "resuming: {} games already in {}",
+            w.done().len(),
+            a.out.as_ref().expect("a writer has a directory").display()
+        );
+    }
     eprintln!(
         "match {}: A = {}, B = {}; {} games, {} openings ({source}), concurrency {}{}",
         v.name,
@@ -177,6 +184,10 @@ pub fn run(a: MatchArgs) -> Result<()> {
             openings,
             concurrency: a.concurrency,
             sprt,
+            done: writer
+                .as_ref()
+                .map(|w| w.done().to_vec())
+                .unwrap_or_default(),
         },
         pa.clone(),
         pb.clone(),

@@ -30,16 +30,16 @@ impl EvaluatorResolver for NetResolver {
         let Some(file) = name.strip_prefix("net:") else {
             return BuiltinEvaluators.resolve(name, variant);
         };
-        if let Some(ev) = self.cache.lock().unwrap().get(file) {
+        // Keyed by the rules too: a net is only ever used for the variant it was checked
+        // against (a UCI engine can switch variants after loading one).
+        let key = format!("{file}\0{}\0{:016x}", variant.name, variant.rules_hash);
+        if let Some(ev) = self.cache.lock().unwrap().get(&key) {
             return Ok(Some(ev.clone()));
         }
         let ev =
             crate::selfplay_cmd::net_evaluator(std::path::Path::new(file), variant, &self.device)
                 .map_err(|e| crate::one_line(&e))?;
-        self.cache
-            .lock()
-            .unwrap()
-            .insert(file.to_string(), ev.clone());
+        self.cache.lock().unwrap().insert(key, ev.clone());
         Ok(Some(ev))
     }
     fn known(&self) -> Vec<String> {

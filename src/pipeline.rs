@@ -26,6 +26,12 @@ pub struct PipelineArgs {
     /// Run directory (default: runs/NAME).
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// Any key of the run config, e.g. `--param generations=3 --param playouts=32
+    /// --param train.arch.blocks=2` (a bare key is looked up at the top level, then in
+    /// [search], [selfplay] and [train]); applied after --config.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// No progress bars (for logs).
     #[arg(long)]
     pub quiet: bool,
 }
@@ -59,6 +65,58 @@ pub struct PipelineConfig {
     pub selfplay: SelfplayConfig,
     #[serde(default)]
     pub train: TrainConfig,
+}
+
+impl PipelineConfig {
+    /// Every out-of-range setting, named: a config file and `--param` go through this before
+    /// anything is written.
+    pub fn check(&self) -> Result<()> {
+        let mut p = varzero_selfplay::config::Problems::default();
+        p.check(
+            self.generations >= 1,
+            "generations",
+            "at least 1",
+            self.generations,
+        );
+        p.check(
+            self.games_per_generation >= 1,
+            "games_per_generation",
+            "at least 1",
+            self.games_per_generation,
+        );
+        p.check(
+            self.match_games >= 1,
+            "match_games",
+            "at least 1",
+            self.match_games,
+        );
+        p.check(
+            self.match_playouts >= 1,
+            "match_playouts",
+            "at least 1",
+            self.match_playouts,
+        );
+        p.check(
+            (0.0..=1.0).contains(&self.gate_score),
+            "gate_score",
+            "between 0 and 1",
+            self.gate_score,
+        );
+        if let Some(g) = self.gen0_playouts {
+            p.check(g >= 1, "gen0_playouts", "at least 1", g);
+        }
+        if let Err(e) = varzero_eval_net::parse_device(&self.device) {
+            p.0.push(format!("device: {e}"));
+        }
+        self.search.check("search", &mut p);
+        self.selfplay.check("selfplay", &mut p);
+        self.train.check(&mut p);
+        if p.is_empty() {
+            Ok(())
+        } else {
+            anyhow::bail!("{p}")
+        }
+    }
 }
 
 fn default_match_games() -> u64 {
@@ -203,6 +261,7 @@ fn play_match(
         openings,
         concurrency: cfg.selfplay.threads.max(1),
         sprt: None,
+        done: Vec::new(),
     };
     varzero_eval_net::share_threads(mc.concurrency);
     let arena = Arena::new(mc, factory(me)?, factory(opp)?);
@@ -250,6 +309,9 @@ pub fn run(a: PipelineArgs) -> Result<()> {
     let text = std::fs::read_to_string(&a.config)
         .with_context(|| format!("cannot read {}", a.config.display()))?;
     let cfg: PipelineConfig = crate::parse_toml(&a.config, &text)?;
+    let cfg = crate::params::apply_params(&cfg, &a.params, &["search", "selfplay", "train"])?;
+    cfg.check()
+        .with_context(|| format!("{}", a.config.display()))?;
     let dir = a
         .dir
         .clone()
@@ -379,7 +441,9 @@ pub fn run(a: PipelineArgs) -> Result<()> {
     // The last generation against generation 0 (the material evaluator): what the loop gained.
     let last = cfg.generations;
     let fp = final_match_path(&dir);
-    if last >= 2 && model_path(&dir, last).exists() && !fp.exists() {
+    // A record of an earlier last generation (the run was extended since) is played again.
+    let current = read_record(&fp).is_some_and(|r| r.generation == last);
+    if last >= 2 && model_path(&dir, last).exists() && !current {
         let me = format!(
             "net:{}@{}",
             model_path(&dir, last).display(),
@@ -399,7 +463,8 @@ pub fn run(a: PipelineArgs) -> Result<()> {
         rec.accepted = true; // gating is about the previous generation, not this one
         write_atomic(&fp, &serde_json::to_string_pretty(&rec)?)?;
     }
-    if let Some(r) = read_record(&fp) {
+    let last_record = read_record(&fp).filter(|r| r.generation == last);
+    if let Some(r) = &last_record {
         println!("gen {} vs gen 0: {}", r.generation, r.line());
     }
     // A CSV of all matches, rebuilt from the per-generation records.
@@ -407,9 +472,8 @@ pub fn run(a: PipelineArgs) -> Result<()> {
         "generation,opponent,games,wins,draws,losses,score,score_low,score_high,elo,accepted\n",
     );
     let records = (1..=cfg.generations)
-        .map(|g| match_path(&dir, g))
-        .chain([fp])
-        .filter_map(|p| read_record(&p));
+        .filter_map(|g| read_record(&match_path(&dir, g)))
+        .chain(last_record);
     for r in records {
         {
             csv.push_str(&format!(
@@ -431,4 +495,60 @@ pub fn run(a: PipelineArgs) -> Result<()> {
     write_atomic(&dir.join("logs").join("matches.csv"), &csv)?;
     println!("done in {:.0} s. outputs: {}/{{selfplay,models,logs,training}} (config.toml, logs/matches.csv)", start.elapsed().as_secs_f64(), dir.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every shipped run config parses through the type that reads it (a pipeline config when
+    /// it has `generations`, else a self-play config), and every key carries a comment.
+    #[test]
+    fn shipped_run_configs_parse_and_every_key_is_commented() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/runs");
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let table: toml::Table = crate::parse_toml(&path, &text).unwrap();
+            if table.contains_key("generations") {
+                let cfg: PipelineConfig = crate::parse_toml(&path, &text).unwrap();
+                Variant::builtin(&cfg.variant).unwrap();
+                assert_eq!(
+                    Some(cfg.name.as_str()),
+                    path.file_stem().and_then(|s| s.to_str()),
+                    "{}: name is the file's stem",
+                    path.display()
+                );
+            } else {
+                let _: crate::selfplay_cmd::RunConfig = crate::parse_toml(&path, &text).unwrap();
+            }
+            let mut previous = "";
+            for (i, line) in text.lines().enumerate() {
+                let l = line.trim();
+                let is_key = !l.starts_with('#') && !l.starts_with('[') && l.contains('=');
+                assert!(
+                    !is_key || l.contains('#') || previous.trim_start().starts_with('#'),
+                    "{}:{}: `{l}` has no comment",
+                    path.display(),
+                    i + 1
+                );
+                previous = line;
+            }
+            names.push(path.file_stem().unwrap().to_string_lossy().to_string());
+        }
+        names.sort();
+        for want in [
+            "makruk-cpu",
+            "material-selfplay",
+            "oxeli-cpu",
+            "tiny",
+            "xiangqi-cpu",
+        ] {
+            assert!(names.iter().any(|n| n == want), "{want} missing: {names:?}");
+        }
+    }
 }

@@ -46,12 +46,13 @@ impl Cache {
 }
 
 pub fn run() -> Result<()> {
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    serve(std::io::stdin().lock(), std::io::stdout().lock())
+}
+
+/// Answers every request of `input` on `out`, one JSON line each (the fuzz target drives this).
+pub fn serve(mut input: impl BufRead, mut out: impl Write) -> Result<()> {
     let mut cache = Cache::default();
     let mut line = String::new();
-    let mut input = stdin.lock();
     loop {
         line.clear();
         // A line that is not UTF-8 is an error answer, not the end of the session.

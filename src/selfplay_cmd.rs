@@ -79,55 +79,24 @@ pub struct SelfplayArgs {
     pub quiet: bool,
 }
 
-/// `cfg` with `key=value` settings applied. A bare key is looked up in `[search]`, then in
-/// `[selfplay]`; the value is read as TOML (a number, `true`, `"text"`) or else as a string.
-pub fn apply_params(cfg: &RunConfig, params: &[String]) -> Result<RunConfig> {
-    let mut table = toml::Table::try_from(cfg)?;
-    for param in params {
-        let Some((key, value)) = param.split_once('=') else {
-            bail!("--param {param}: expected KEY=VALUE");
-        };
-        let key = key.trim();
-        // The sorted keys of these sections, for an error message.
-        let known = |sections: &[&str]| {
-            let mut k: Vec<&str> = sections
-                .iter()
-                .filter_map(|s| table.get(*s).and_then(|t| t.as_table()))
-                .flat_map(|t| t.keys().map(|k| k.as_str()))
-                .collect();
-            k.sort_unstable();
-            k.join(", ")
-        };
-        let has = |sec: &str, k: &str| table[sec].as_table().is_some_and(|t| t.contains_key(k));
-        let (section, name) = match key.split_once('.') {
-            Some((s, n)) => (s, n),
-            None if has("search", key) => ("search", key),
-            None if has("selfplay", key) => ("selfplay", key),
-            None => bail!(
-                "--param {param}: no key `{key}` in [search] or [selfplay] (known: {})",
-                known(&["search", "selfplay"])
-            ),
-        };
-        if !matches!(section, "search" | "selfplay") {
-            bail!("--param {param}: no section `{section}` (search or selfplay)");
+impl RunConfig {
+    /// Every out-of-range setting, named (`search.playouts: at least 1 (got 0)`): the file and
+    /// the flags are checked together, before anything is written.
+    pub fn check(&self) -> Result<()> {
+        let mut p = varzero_selfplay::config::Problems::default();
+        self.search.check("search", &mut p);
+        self.selfplay.check("selfplay", &mut p);
+        if !p.is_empty() {
+            bail!("{p}");
         }
-        if !has(section, name) {
-            bail!(
-                "--param {param}: no key `{name}` in [{section}] (known: {})",
-                known(&[section])
-            );
-        }
-        let sec = table[section].as_table_mut().expect("a section is a table");
-        let value = value.trim();
-        let parsed = format!("v = {value}")
-            .parse::<toml::Table>()
-            .ok()
-            .and_then(|mut t| t.remove("v"))
-            .unwrap_or_else(|| toml::Value::String(value.to_string()));
-        sec.insert(name.to_string(), parsed);
+        Ok(())
     }
-    RunConfig::deserialize(toml::Value::Table(table))
-        .map_err(|e| anyhow::anyhow!("--param: {}", e.message()))
+}
+
+/// `cfg` with `key=value` settings applied; a bare key is looked up in `[search]`, then in
+/// `[selfplay]`.
+pub fn apply_params(cfg: &RunConfig, params: &[String]) -> Result<RunConfig> {
+    crate::params::apply_params(cfg, params, &["search", "selfplay"])
 }
 
 pub fn load_run_config(path: &Option<PathBuf>) -> Result<RunConfig> {
@@ -181,9 +150,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
         cfg.selfplay.shard_positions = s;
     }
     let cfg = apply_params(&cfg, &a.params)?;
-    if cfg.selfplay.threads == 0 || cfg.search.playouts == 0 {
-        bail!("--threads and --playouts must be at least 1");
-    }
+    cfg.check()?;
     let ev: Arc<dyn Evaluator> = match (&a.net, a.evaluator) {
         (Some(path), _) => {
             varzero_eval_net::share_threads(cfg.selfplay.threads);

@@ -124,8 +124,17 @@ pub fn run(a: StudyArgs) -> Result<()> {
     if let Some(s) = a.seed {
         cfg.selfplay.seed = s;
     }
-    if cfg.games == 0 || cfg.selfplay.threads == 0 {
-        bail!("games and threads must be at least 1");
+    {
+        let mut p = varzero_selfplay::config::Problems::default();
+        p.check(cfg.games >= 1, "games", "at least 1", cfg.games);
+        cfg.search_config().check("search", &mut p);
+        cfg.selfplay.check("selfplay", &mut p);
+        if !p.is_empty() {
+            match &a.study {
+                Some(f) => bail!("{}: {p}", f.display()),
+                None => bail!("{p}"),
+            }
+        }
     }
     let (va, vb) = cfg.variants(&base).map_err(anyhow::Error::msg)?;
     let la = cfg.a.label_or(&va);

@@ -62,26 +62,20 @@ fn parse_optimizer(s: &str) -> std::result::Result<OptimizerKind, String> {
         .map_err(|_| format!("'{s}': expected sgd or adamw"))
 }
 
-/// The variant of a dataset: the one its games name (built in).
+/// The variant of the datasets: the one they all name (built in); datasets of different
+/// variants or rules are refused, naming two that differ.
 pub fn variant_of_data(dirs: &[PathBuf]) -> Result<Arc<Variant>> {
-    for d in dirs.iter().rev() {
-        let (shards, _) = varzero_datasets::list_shards(d)?;
-        if let Some(s) = shards.last() {
-            let games = varzero_datasets::read_games(&s.path)?;
-            if let Some(g) = games.first() {
-                return Variant::builtin(&g.variant).with_context(|| {
-                    format!("dataset {} names variant '{}'", d.display(), g.variant)
-                });
-            }
-        }
-    }
-    anyhow::bail!(
-        "no complete shard in {}",
-        dirs.iter()
-            .map(|d| d.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
+    let Some(rules) = varzero_datasets::common_rules(dirs)? else {
+        anyhow::bail!(
+            "no complete shard in {}",
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    Variant::builtin(&rules.variant)
+        .with_context(|| format!("the datasets name variant '{}'", rules.variant))
 }
 
 pub fn train_config(path: &Option<PathBuf>) -> Result<TrainConfig> {

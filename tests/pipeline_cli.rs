@@ -89,6 +89,38 @@ channels = 8
     assert!(std::fs::read_to_string(run.join("config.toml"))
         .unwrap()
         .contains("makruk"));
+    // Extending the finished run by a generation: the last-vs-generation-0 match and the CSV
+    // describe generation 3, not the old last one.
+    let out = Command::new(env!("CARGO_BIN_EXE_varzero"))
+        .args([
+            "pipeline",
+            "--quiet",
+            "--param",
+            "generations=3",
+            "--config",
+        ])
+        .arg(&cfg)
+        .arg("--dir")
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let last = std::fs::read_to_string(run.join("logs/match-last-vs-gen-000.json")).unwrap();
+    assert!(last.contains("\"generation\": 3"), "{last}");
+    let csv = std::fs::read_to_string(run.join("logs/matches.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 5, "{csv}");
+    assert!(
+        csv.lines().last().unwrap().starts_with("3,material@8,"),
+        "{csv}"
+    );
+    assert!(
+        !csv.contains("\n2,material@8,"),
+        "the old final match is gone: {csv}"
+    );
 }
 
 #[test]

@@ -392,10 +392,71 @@ impl GroupReport {
 pub fn scan_game_dirs(dirs: &[PathBuf]) -> Result<(Option<LazyFrame>, Vec<SkippedShard>)> {
     let mut frames = Vec::new();
     let mut skipped = Vec::new();
+    // A game counted twice (a directory given twice, or copied) would bias every figure: the
+    // same game is the same variant, rules, id and seed.
+    let mut seen: std::collections::HashMap<(String, String, u64, u64), &PathBuf> =
+        std::collections::HashMap::new();
+    let mut canonical = std::collections::HashMap::new();
     for d in dirs {
+        let c = std::fs::canonicalize(d).unwrap_or_else(|_| d.clone());
+        if let Some(first) = canonical.insert(c, d) {
+            return Err(Error::Duplicate(format!(
+                "{} is given twice (also as {})",
+                d.display(),
+                first.display()
+            )));
+        }
         let (lf, s) = scan_games(d)?;
         skipped.extend(s);
         if let Some(lf) = lf {
+            let ids = lf
+                .clone()
+                .select([
+                    col("variant"),
+                    col("rules_hash"),
+                    col("game_id"),
+                    col("seed"),
+                ])
+                .collect()
+                .map_err(|e| Error::polars(d.display(), e))?;
+            let col_str = |n: &str| -> Result<Vec<String>> {
+                let ca = ids
+                    .column(n)
+                    .and_then(|c| c.str().cloned())
+                    .map_err(|e| Error::polars(d.display(), e))?;
+                Ok(ca
+                    .iter()
+                    .map(|x| x.unwrap_or_default().to_string())
+                    .collect())
+            };
+            let col_u64 = |n: &str| -> Result<Vec<u64>> {
+                let ca = ids
+                    .column(n)
+                    .and_then(|c| c.cast(&DataType::UInt64))
+                    .and_then(|c| c.u64().cloned())
+                    .map_err(|e| Error::polars(d.display(), e))?;
+                Ok(ca.iter().map(|x| x.unwrap_or_default()).collect())
+            };
+            let (vs, hs, gs, ss) = (
+                col_str("variant")?,
+                col_str("rules_hash")?,
+                col_u64("game_id")?,
+                col_u64("seed")?,
+            );
+            for (((v, h), g), sd) in vs.into_iter().zip(hs).zip(gs).zip(ss) {
+                let key = (v, h, g, sd);
+                if let Some(first) = seen.get(&key) {
+                    return Err(Error::Duplicate(format!(
+                        "game {} of {} (seed {}) is in {} and again in {}",
+                        key.2,
+                        key.0,
+                        key.3,
+                        first.display(),
+                        d.display()
+                    )));
+                }
+                seen.insert(key, d);
+            }
             frames.push(lf.select([
                 col("variant"),
                 col("rules_hash"),

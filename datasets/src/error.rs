@@ -14,6 +14,19 @@ pub enum Error {
         path: String,
         source: polars::error::PolarsError,
     },
+    /// The same game twice in what is analysed.
+    #[error("duplicate games: {0}")]
+    Duplicate(String),
+    #[error("{path}: {reason}")]
+    Manifest { path: String, reason: String },
+    /// Two datasets (or a dataset and a writer) of different variants or rules.
+    #[error("{first} holds {first_rules} but {second} holds {second_rules}: datasets of different rules are never mixed")]
+    Mixed {
+        first: String,
+        first_rules: String,
+        second: String,
+        second_rules: String,
+    },
     #[error("{path}: schema '{found}', expected '{expected}'")]
     Schema {
         path: String,

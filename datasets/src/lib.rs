@@ -3,15 +3,18 @@
 //! per position: FEN, sparse policy target, game result and root value, from the side to
 //! move's view) and `games.parquet` (one row per game). A shard appears by renaming a finished
 //! temporary directory, so readers never see half a shard and an interrupted writer loses no
-//! finished one. The schema version is stored in each file's key-value metadata. Readers return
+//! finished one. The schema version is stored in each file's key-value metadata, and `dataset.json` names
+//! the variant and rules hash the directory holds (never mixed). Readers return
 //! polars `LazyFrame`s over the newest shards (a sliding window), reading only what they need.
 
 pub mod analysis;
 mod error;
+mod manifest;
 mod records;
 mod shard;
 
 pub use error::{Error, Result};
+pub use manifest::{claim, common_rules, read_rules, remove_temporaries, DatasetRules, MANIFEST};
 pub use polars;
 pub use records::{
     games_from_frame, positions_from_frame, GameRecord, PositionRecord, GAMES_SCHEMA,

@@ -56,18 +56,29 @@ pub fn write_shard(
     let tmp = dir.join(format!(".tmp-{name}"));
     let _ = fs::remove_dir_all(&tmp);
     fs::create_dir(&tmp).map_err(|e| Error::io(tmp.display(), e))?;
-    let mut pdf = positions_frame(positions).map_err(|e| Error::polars(tmp.display(), e))?;
-    let mut gdf = games_frame(games).map_err(|e| Error::polars(tmp.display(), e))?;
-    write_parquet(&tmp.join("positions.parquet"), &mut pdf, POSITIONS_SCHEMA)?;
-    write_parquet(&tmp.join("games.parquet"), &mut gdf, GAMES_SCHEMA)?;
-    for f in ["positions.parquet", "games.parquet"] {
-        let p = tmp.join(f);
-        File::open(&p)
-            .and_then(|f| f.sync_all())
-            .map_err(|e| Error::io(p.display(), e))?;
+    // A failure (a full disk) leaves no temporary directory behind.
+    let written = (|| {
+        let mut pdf = positions_frame(positions).map_err(|e| Error::polars(tmp.display(), e))?;
+        let mut gdf = games_frame(games).map_err(|e| Error::polars(tmp.display(), e))?;
+        write_parquet(&tmp.join("positions.parquet"), &mut pdf, POSITIONS_SCHEMA)?;
+        write_parquet(&tmp.join("games.parquet"), &mut gdf, GAMES_SCHEMA)?;
+        for f in ["positions.parquet", "games.parquet"] {
+            let p = tmp.join(f);
+            File::open(&p)
+                .and_then(|f| f.sync_all())
+                .map_err(|e| Error::io(p.display(), e))?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(e);
     }
     let dest = dir.join(&name);
-    fs::rename(&tmp, &dest).map_err(|e| Error::io(dest.display(), e))?;
+    if let Err(e) = fs::rename(&tmp, &dest) {
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(Error::io(dest.display(), e));
+    }
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }

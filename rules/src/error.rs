@@ -74,9 +74,9 @@ pub enum ParseFenError {
     Counting(String),
     #[error("FEN check-count field: {0}")]
     Checks(String),
-    #[error("FEN half-move clock field: '{0}' is not a number")]
+    #[error("FEN half-move clock field: '{0}' is not a number from 0 to 65535")]
     HalfmoveClock(String),
-    #[error("FEN full-move number field: '{0}' is not a positive number")]
+    #[error("FEN full-move number field: '{0}' is not a number from 0 to 1000000")]
     FullmoveNumber(String),
     #[error("FEN has too many fields: '{0}'")]
     TrailingFields(String),

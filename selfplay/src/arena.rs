@@ -29,6 +29,9 @@ pub struct MatchConfig {
     /// Games played at once.
     pub concurrency: usize,
     pub sprt: Option<Sprt>,
+    /// Games already played (a resumed match): their indices and A's scores. They count in
+    /// the totals and are not played again.
+    pub done: Vec<(u64, GameScore)>,
 }
 
 /// Which player failed, and how.
@@ -333,13 +336,46 @@ impl Arena {
     /// Plays the match; `on_game` sees each finished game with the totals after it.
     pub fn run(&self, on_game: &mut dyn FnMut(&MatchGame, &MatchState)) -> MatchSummary {
         let start = Instant::now();
-        let queue = Mutex::new((0..self.cfg.games).collect::<VecDeque<u64>>());
+        let done: HashMap<u64, GameScore> = self.cfg.done.iter().copied().collect();
+        let queue = Mutex::new(
+            (0..self.cfg.games)
+                .filter(|i| !done.contains_key(i))
+                .collect::<VecDeque<u64>>(),
+        );
         let mut state = MatchState {
             games_total: self.cfg.games,
             ..MatchState::default()
         };
         let mut half_pairs: HashMap<u64, GameScore> = HashMap::new();
         let mut sprt_stopped = false;
+        let mut finished = |pair: u64, score: GameScore, state: &mut MatchState| -> bool {
+            state.wdl.add(score);
+            state.games_done += 1;
+            if let Some(other) = half_pairs.remove(&pair) {
+                state.penta.add(other, score);
+                if let Some(sprt) = &self.cfg.sprt {
+                    let (llr, d) = sprt.verdict(&state.penta);
+                    state.llr = Some(llr);
+                    state.decision = Some(d);
+                    return d != SprtDecision::Continue;
+                }
+            } else {
+                half_pairs.insert(pair, score);
+            }
+            false
+        };
+        let mut indices: Vec<u64> = done
+            .keys()
+            .copied()
+            .filter(|&i| i < self.cfg.games)
+            .collect();
+        indices.sort_unstable();
+        for i in indices {
+            sprt_stopped |= finished(i / 2, done[&i], &mut state);
+        }
+        if sprt_stopped {
+            self.stop.store(true, Ordering::Relaxed);
+        }
         let (tx, rx) = mpsc::channel();
         std::thread::scope(|s| {
             for id in 0..self.cfg.concurrency.max(1) {
@@ -353,8 +389,7 @@ impl Arena {
                     // Finished after the decision: not counted.
                     continue;
                 }
-                state.wdl.add(g.score_a);
-                state.games_done += 1;
+                let decided = finished(g.pair, g.score_a, &mut state);
                 if let Some(f) = &g.failure {
                     if f.player == "A" {
                         state.failures_a += 1;
@@ -362,19 +397,9 @@ impl Arena {
                         state.failures_b += 1;
                     }
                 }
-                if let Some(other) = half_pairs.remove(&g.pair) {
-                    state.penta.add(other, g.score_a);
-                    if let Some(sprt) = &self.cfg.sprt {
-                        let (llr, d) = sprt.verdict(&state.penta);
-                        state.llr = Some(llr);
-                        state.decision = Some(d);
-                        if d != SprtDecision::Continue {
-                            sprt_stopped = true;
-                            self.stop.store(true, Ordering::Relaxed);
-                        }
-                    }
-                } else {
-                    half_pairs.insert(g.pair, g.score_a);
+                if decided {
+                    sprt_stopped = true;
+                    self.stop.store(true, Ordering::Relaxed);
                 }
                 on_game(&g, &state);
             }
@@ -395,17 +420,58 @@ pub struct GameWriter {
     seq: u64,
     tag: String,
     variant: Arc<Variant>,
-    /// Games per shard.
+    /// Games per shard: 1, so that a killed match loses no finished game.
     pub shard_games: usize,
+    done: Vec<(u64, GameScore)>,
 }
 
 impl GameWriter {
-    /// Opens `dir` (created), appending to `dir/games.txt`; shards continue the numbering of
-    /// those already there. Writes `dir/variant.toml` (the effective variant) for analysis.
-    pub fn create(dir: &Path, variant: &Arc<Variant>) -> Result<GameWriter, String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    /// Opens `dir` (created) for a match of `a` against `b`, appending to `dir/games.txt`;
+    /// shards continue the numbering of those already there, and the games already there
+    /// ([`GameWriter::done`]) are the match's first games when it is resumed. A directory of
+    /// another variant, rules or pair of players is refused. Writes `dir/variant.toml` (the
+    /// effective variant) for analysis.
+    pub fn create(
+        dir: &Path,
+        variant: &Arc<Variant>,
+        a: &str,
+        b: &str,
+    ) -> Result<GameWriter, String> {
+        let rules = varzero_datasets::DatasetRules::new(&variant.name, variant.rules_hash);
+        varzero_datasets::claim(dir, &rules).map_err(|e| e.to_string())?;
         let (shards, _) = varzero_datasets::list_shards(dir).map_err(|e| e.to_string())?;
         let seq = shards.iter().map(|s| s.seq + 1).max().unwrap_or(0);
+        let mut done = Vec::new();
+        for s in &shards {
+            for g in varzero_datasets::read_games(&s.path).map_err(|e| e.to_string())? {
+                let meta: serde_json::Value = serde_json::from_str(&g.search).unwrap_or_default();
+                let a_white = meta["a_white"].as_bool().unwrap_or(true);
+                let (white, black) = (meta["white"].as_str(), meta["black"].as_str());
+                let (ga, gb) = if a_white {
+                    (white, black)
+                } else {
+                    (black, white)
+                };
+                if ga != Some(a) || gb != Some(b) {
+                    return Err(format!(
+                        "{} holds games of another match ({} vs {}): choose another --out",
+                        dir.display(),
+                        ga.unwrap_or("?"),
+                        gb.unwrap_or("?")
+                    ));
+                }
+                let a_color = if a_white { Color::White } else { Color::Black };
+                let score = match g.result.as_str() {
+                    "1-0" if a_color == Color::White => GameScore::Win,
+                    "0-1" if a_color == Color::Black => GameScore::Win,
+                    "1/2-1/2" => GameScore::Draw,
+                    _ => GameScore::Loss,
+                };
+                done.push((g.game_id, score));
+            }
+        }
+        done.sort_by_key(|d| d.0);
+        done.dedup_by_key(|d| d.0);
         write_variant_file(dir, variant)?;
         let text_path = dir.join("games.txt");
         let text = std::fs::OpenOptions::new()
@@ -420,8 +486,14 @@ impl GameWriter {
             seq,
             tag: format!("match{:x}", std::process::id()),
             variant: variant.clone(),
-            shard_games: 100,
+            shard_games: 1,
+            done,
         })
+    }
+
+    /// The games already in the directory when it was opened: index and A's score.
+    pub fn done(&self) -> &[(u64, GameScore)] {
+        &self.done
     }
 
     pub fn push(&mut self, g: &MatchGame) -> Result<(), String> {
@@ -451,9 +523,6 @@ impl GameWriter {
             let _ = writeln!(t, "failed {} ({}): {}", f.player, f.name, f.error);
         }
         t.push('\n');
-        self.text
-            .write_all(t.as_bytes())
-            .map_err(|e| format!("games.txt: {e}"))?;
         let search = serde_json::json!({
             "match": true,
             "white": g.white,
@@ -476,10 +545,13 @@ impl GameWriter {
             start_fen: g.start_fen.clone(),
             moves: g.moves.join(" "),
         });
+        // The shard first: a game is in games.txt only once it is in the games table.
         if self.buffer.len() >= self.shard_games {
             self.flush()?;
         }
-        Ok(())
+        self.text
+            .write_all(t.as_bytes())
+            .map_err(|e| format!("{}: {e}", self.dir.join("games.txt").display()))
     }
 
     /// Writes the buffered games as one shard.

@@ -76,3 +76,147 @@ impl Default for SelfplayConfig {
         }
     }
 }
+
+/// Collects the problems of a config, one `section.key: what is wrong (got X)` line each, so a
+/// file and a command-line flag are checked by the same code before anything is written.
+#[derive(Debug, Default)]
+pub struct Problems(pub Vec<String>);
+
+impl Problems {
+    /// Notes `key` unless `ok`.
+    pub fn check(&mut self, ok: bool, key: &str, want: &str, got: impl std::fmt::Display) {
+        if !ok {
+            self.0.push(format!("{key}: {want} (got {got})"));
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Display for Problems {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.join("; "))
+    }
+}
+
+impl SearchConfig {
+    /// Adds every out-of-range setting to `p` (keys prefixed by `section`).
+    pub fn check(&self, section: &str, p: &mut Problems) {
+        let k = |name: &str| format!("{section}.{name}");
+        p.check(
+            self.playouts >= 1,
+            &k("playouts"),
+            "at least 1",
+            self.playouts,
+        );
+        p.check(
+            self.c_puct.is_finite() && self.c_puct > 0.0,
+            &k("c_puct"),
+            "a positive number",
+            self.c_puct,
+        );
+        p.check(
+            self.fpu_reduction.is_finite(),
+            &k("fpu_reduction"),
+            "a number",
+            self.fpu_reduction,
+        );
+        p.check(
+            self.dirichlet_alpha.is_finite() && self.dirichlet_alpha > 0.0,
+            &k("dirichlet_alpha"),
+            "a positive number",
+            self.dirichlet_alpha,
+        );
+        for (name, x) in [
+            ("dirichlet_epsilon", self.dirichlet_epsilon),
+            ("cheap_fraction", self.cheap_fraction),
+        ] {
+            p.check((0.0..=1.0).contains(&x), &k(name), "between 0 and 1", x);
+        }
+        p.check(
+            self.temperature.is_finite() && self.temperature >= 0.0,
+            &k("temperature"),
+            "a number at least 0",
+            self.temperature,
+        );
+        p.check(
+            self.cheap_playouts >= 1,
+            &k("cheap_playouts"),
+            "at least 1",
+            self.cheap_playouts,
+        );
+        p.check(
+            self.leaves_per_game >= 1,
+            &k("leaves_per_game"),
+            "at least 1",
+            self.leaves_per_game,
+        );
+        p.check(
+            self.virtual_loss.is_finite() && self.virtual_loss >= 0.0,
+            &k("virtual_loss"),
+            "a number at least 0",
+            self.virtual_loss,
+        );
+    }
+}
+
+impl SelfplayConfig {
+    /// Adds every out-of-range setting to `p` (keys prefixed by `section`).
+    pub fn check(&self, section: &str, p: &mut Problems) {
+        let k = |name: &str| format!("{section}.{name}");
+        p.check(self.threads >= 1, &k("threads"), "at least 1", self.threads);
+        p.check(
+            self.games_per_worker >= 1,
+            &k("games_per_worker"),
+            "at least 1",
+            self.games_per_worker,
+        );
+        p.check(
+            self.shard_positions >= 1,
+            &k("shard_positions"),
+            "at least 1",
+            self.shard_positions,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_bad_values_are_named() {
+        let mut p = Problems::default();
+        SearchConfig::default().check("search", &mut p);
+        SelfplayConfig::default().check("selfplay", &mut p);
+        assert!(p.is_empty(), "{p}");
+        let s = SearchConfig {
+            playouts: 0,
+            c_puct: -1.0,
+            cheap_fraction: f32::NAN,
+            ..SearchConfig::default()
+        };
+        let sp = SelfplayConfig {
+            threads: 0,
+            games_per_worker: 0,
+            shard_positions: 0,
+            ..SelfplayConfig::default()
+        };
+        s.check("search", &mut p);
+        sp.check("selfplay", &mut p);
+        let text = p.to_string();
+        for key in [
+            "search.playouts",
+            "search.c_puct",
+            "search.cheap_fraction",
+            "selfplay.threads",
+            "selfplay.games_per_worker",
+            "selfplay.shard_positions",
+        ] {
+            assert!(text.contains(key), "{key} not named: {text}");
+        }
+        assert_eq!(p.0.len(), 6, "{text}");
+    }
+}

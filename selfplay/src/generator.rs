@@ -323,6 +323,10 @@ impl Generator {
 
     /// Plays games until `dir` holds `games` games (resuming what is there), writing shards.
     pub fn run(&self, dir: &Path, games: u64) -> varzero_datasets::Result<Summary> {
+        // A directory of other rules is refused before any game: its games would count as done.
+        let rules =
+            varzero_datasets::DatasetRules::new(&self.variant.name, self.variant.rules_hash);
+        varzero_datasets::claim(dir, &rules)?;
         let (shards, skipped) = varzero_datasets::list_shards(dir)?;
         let mut done = BTreeSet::new();
         for s in &shards {

@@ -18,6 +18,18 @@ pub enum NodeState {
     Terminal,
 }
 
+/// What the search has proved about a node, from the view of the side that moved into it, with
+/// the plies from the node to the end of the game (an MCTS solver: a node is won when one reply
+/// loses for the opponent, lost when every reply wins for them, drawn when every reply is
+/// proved and the best of them draws).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proof {
+    Unknown,
+    Win(u16),
+    Draw,
+    Loss(u16),
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Node {
     pub visits: u32,
@@ -28,6 +40,7 @@ pub struct Node {
     pub n_edges: u32,
     pub state: NodeState,
     pub terminal: [f32; 3],
+    pub proof: Proof,
 }
 
 impl Node {
@@ -40,6 +53,7 @@ impl Node {
             n_edges: 0,
             state: NodeState::Unexpanded,
             terminal: [0.0; 3],
+            proof: Proof::Unknown,
         }
     }
 }
@@ -129,8 +143,14 @@ impl Tree {
                     if let Some(o) = outcome {
                         n.state = NodeState::Terminal;
                         n.terminal = terminal_value(o.result, !pos.side_to_move());
+                        n.proof = match o.result {
+                            GameResult::Draw => Proof::Draw,
+                            GameResult::Win(c) if c == pos.side_to_move() => Proof::Loss(0),
+                            GameResult::Win(_) => Proof::Win(0),
+                        };
                         let v = n.terminal;
                         self.backup(path, v, false);
+                        self.prove(path);
                         return Leaf::Terminal;
                     }
                     n.state = NodeState::Pending;
@@ -160,6 +180,22 @@ impl Tree {
                 }
             }
         }
+    }
+
+    /// Makes an unexpanded `node` pending with `moves` as its edges (virtual loss on it alone),
+    /// for a root expanded by hand; `apply_evaluation(&[node], ..)` completes it.
+    pub fn open(&mut self, node: u32, moves: &[Move]) {
+        let first = self.edges.len() as u32;
+        self.edges.extend(moves.iter().map(|&mv| Edge {
+            mv,
+            prior: 0.0,
+            child: NONE,
+        }));
+        let n = &mut self.nodes[node as usize];
+        n.state = NodeState::Pending;
+        n.first_edge = first;
+        n.n_edges = moves.len() as u32;
+        n.vloss += 1;
     }
 
     fn select_edge(&self, node: u32, cfg: &SearchConfig) -> usize {
@@ -198,6 +234,62 @@ impl Tree {
             }
         }
         best
+    }
+
+    /// After the last node of `path` was proved: the proofs of the nodes above it, as far as
+    /// they change.
+    fn prove(&mut self, path: &[u32]) {
+        for &node in path.iter().rev().skip(1) {
+            let p = self.proof_from_children(node);
+            if p == self.nodes[node as usize].proof {
+                break;
+            }
+            self.nodes[node as usize].proof = p;
+        }
+    }
+
+    /// The proof of an expanded node from its children's (which are from the other side's view).
+    fn proof_from_children(&self, node: u32) -> Proof {
+        let (mut all_proved, mut draw, mut longest_loss) = (true, false, 0u16);
+        let mut shortest_win = u16::MAX;
+        for e in self.edges_of(node) {
+            let p = if e.child == NONE {
+                Proof::Unknown
+            } else {
+                self.nodes[e.child as usize].proof
+            };
+            match p {
+                // A reply that wins for the side to move here: this node is lost for its mover.
+                Proof::Win(d) => shortest_win = shortest_win.min(d),
+                Proof::Draw => draw = true,
+                Proof::Loss(d) => longest_loss = longest_loss.max(d),
+                Proof::Unknown => all_proved = false,
+            }
+        }
+        if shortest_win != u16::MAX {
+            Proof::Loss(shortest_win.saturating_add(1))
+        } else if !all_proved || self.nodes[node as usize].n_edges == 0 {
+            Proof::Unknown
+        } else if draw {
+            Proof::Draw
+        } else {
+            Proof::Win(longest_loss.saturating_add(1))
+        }
+    }
+
+    /// The root's proof from its side to move's view: `Win(d)` wins in `d` plies.
+    pub fn root_proof(&self) -> Proof {
+        match self.root().proof {
+            Proof::Win(d) => Proof::Loss(d),
+            Proof::Loss(d) => Proof::Win(d),
+            p => p,
+        }
+    }
+
+    /// Bytes the tree's nodes and edges take (as stored, not counting spare capacity).
+    pub fn bytes(&self) -> usize {
+        self.nodes.len() * std::mem::size_of::<Node>()
+            + self.edges.len() * std::mem::size_of::<Edge>()
     }
 
     /// Adds `v` (from the view of the side that moved into the leaf) along the path, flipping
@@ -269,13 +361,47 @@ impl Tree {
         })
     }
 
-    /// The most visited root move (ties: the higher prior), or a move that wins at once.
+    /// The most visited root move (ties: the higher prior), with what the solver proved
+    /// first: the shortest proved win; never a proved loss while another move is not one, and
+    /// the longest loss when every move loses.
     pub fn best_root_move(&self) -> Option<Move> {
         if let Some(m) = self.winning_root_move() {
             return Some(m);
         }
-        self.edges_of(self.root)
+        self.best_edge(self.root).map(|e| e.mv)
+    }
+
+    /// The edge of `node` to play by [`Tree::best_root_move`]'s rule (proofs, then visits).
+    pub fn best_edge(&self, node: u32) -> Option<&Edge> {
+        let proof = |e: &Edge| {
+            if e.child == NONE {
+                Proof::Unknown
+            } else {
+                self.nodes[e.child as usize].proof
+            }
+        };
+        let edges = self.edges_of(node);
+        if let Some(e) = edges
             .iter()
+            .filter_map(|e| match proof(e) {
+                Proof::Win(d) => Some((d, e)),
+                _ => None,
+            })
+            .min_by_key(|x| x.0)
+        {
+            return Some(e.1);
+        }
+        let all_lost =
+            !edges.is_empty() && edges.iter().all(|e| matches!(proof(e), Proof::Loss(_)));
+        if all_lost {
+            return edges.iter().max_by_key(|e| match proof(e) {
+                Proof::Loss(d) => d,
+                _ => 0,
+            });
+        }
+        edges
+            .iter()
+            .filter(|e| !matches!(proof(e), Proof::Loss(_)))
             .map(|e| {
                 (
                     e,
@@ -287,7 +413,7 @@ impl Tree {
                 )
             })
             .max_by(|a, b| (a.1, a.0.prior).partial_cmp(&(b.1, b.0.prior)).unwrap())
-            .map(|(e, _)| e.mv)
+            .map(|(e, _)| e)
     }
 
     /// Root visits per move (the policy target before normalisation).

@@ -5,7 +5,7 @@
 
 use crate::config::SearchConfig;
 use crate::evaluator::{Batch, Evaluation, Evaluator};
-use crate::mcts::{Leaf, NodeState, Tree, NONE};
+use crate::mcts::{Leaf, NodeState, Proof, Tree, NONE};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,6 +41,9 @@ pub struct SearchInfo {
     pub pv: Vec<Move>,
     /// A move that wins at once was found.
     pub proven_win: bool,
+    /// A proved mate (or any proved win) in this many moves of the side to move; negative: the
+    /// side to move is lost in that many (UCI's `score mate N`).
+    pub mate: Option<i32>,
 }
 
 impl SearchInfo {
@@ -57,6 +60,12 @@ pub const MAX_TREE_NODES: usize = 20_000_000;
 pub struct Searcher {
     pub evaluator: Arc<dyn Evaluator>,
     pub cfg: SearchConfig,
+    /// Search a root that our rules call over (repetition, counting) when it has legal moves:
+    /// a GUI that adjudicates otherwise still gets a move (the UCI engine).
+    pub play_on: bool,
+    /// The tree stops growing at half this many bytes (its arenas may double once more); a
+    /// search that reaches it stops, or waits for `stop` when infinite.
+    pub max_bytes: usize,
     tree: Tree,
     /// The position at the tree's root: its FEN before any move, and the moves from there.
     root_start: String,
@@ -84,6 +93,8 @@ impl Searcher {
         Searcher {
             evaluator,
             cfg,
+            play_on: false,
+            max_bytes: usize::MAX,
             tree: Tree::new(),
             root_start: String::new(),
             root_moves: Vec::new(),
@@ -124,6 +135,10 @@ impl Searcher {
                 n.state = NodeState::Unexpanded;
             }
         }
+        let root = self.tree.root as usize;
+        if self.play_on && self.tree.nodes[root].state == NodeState::Terminal {
+            self.tree.reset();
+        }
         self.root_start = start;
         self.root_moves = moves;
     }
@@ -133,14 +148,8 @@ impl Searcher {
         let mut pv = Vec::new();
         let mut node = self.tree.root;
         while pv.len() < 64 {
-            let best = self
-                .tree
-                .edges_of(node)
-                .iter()
-                .filter(|e| e.child != NONE)
-                .max_by_key(|e| self.tree.nodes[e.child as usize].visits);
-            match best {
-                Some(e) if self.tree.nodes[e.child as usize].visits > 0 => {
+            match self.tree.best_edge(node) {
+                Some(e) if e.child != NONE && self.tree.nodes[e.child as usize].visits > 0 => {
                     pv.push(e.mv);
                     node = e.child;
                 }
@@ -163,7 +172,40 @@ impl Searcher {
             best,
             pv,
             proven_win: self.tree.winning_root_move().is_some(),
+            mate: match self.tree.root_proof() {
+                Proof::Win(d) => Some((d as i32 + 1) / 2),
+                Proof::Loss(d) => Some(-(d as i32 / 2).max(1)),
+                _ => None,
+            },
         }
+    }
+
+    /// Expands an unexpanded root whose game our rules call over but which has legal moves, so
+    /// that the search below it runs as usual.
+    fn open_root(&mut self, pos: &mut Position) {
+        if self.tree.root().state != NodeState::Unexpanded || pos.outcome().is_none() {
+            return;
+        }
+        let mut moves = pos.game_moves();
+        if moves.is_empty() {
+            moves = pos.legal_moves();
+        }
+        if moves.is_empty() {
+            return;
+        }
+        self.moves.clear();
+        self.moves.extend(moves.iter().copied());
+        let root = self.tree.root;
+        self.tree.open(root, &self.moves);
+        self.batch.clear();
+        self.batch.push(&*self.evaluator, pos, &self.moves);
+        self.evaluator.evaluate(&self.batch, &mut self.eval);
+        let (m0, m1) = self.batch.ranges[0];
+        self.tree.apply_evaluation(
+            &[root],
+            &self.eval.priors[m0 as usize..m1 as usize],
+            self.eval.wdl[0],
+        );
     }
 
     /// Searches `pos` until a limit is reached or `stop` is set; `report` is called about once
@@ -182,6 +224,9 @@ impl Searcher {
         let (mut playouts, mut depth_sum, mut seldepth) = (0u64, 0u64, 0u32);
         let mut last_report = Instant::now();
         let per_call = self.cfg.leaves_per_game.max(1) as u64;
+        if self.play_on {
+            self.open_root(&mut pos);
+        }
         loop {
             let root = *self.tree.root();
             // A stop before the root is expanded would leave no move to answer: one batch
@@ -197,7 +242,9 @@ impl Searcher {
                             .depth
                             .is_some_and(|d| playouts > 0 && depth_sum / playouts >= d as u64)
                         || self.tree.winning_root_move().is_some()
-                        || self.tree.nodes.len() >= MAX_TREE_NODES));
+                        || self.tree.root_proof() != Proof::Unknown
+                        || self.tree.nodes.len() >= MAX_TREE_NODES
+                        || self.tree.bytes() >= self.max_bytes / 2));
             if done {
                 if limits.infinite && root.state != NodeState::Terminal {
                     // `go infinite`: the answer waits for `stop`.

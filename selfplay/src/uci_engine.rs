@@ -30,6 +30,16 @@ fn say(out: &Output, line: &str) {
     let _ = o.flush();
 }
 
+/// The default of the `Hash` option (MiB), and its range.
+pub const DEFAULT_HASH_MB: usize = 256;
+const MAX_HASH_MB: usize = 1 << 20;
+
+/// `v` without its self-play move limit (a draw after N plies is adjudication, not a rule).
+fn without_move_limit(v: &Arc<Variant>) -> Arc<Variant> {
+    v.with_overrides(&[format!("rules.move_limit={}", u32::MAX)])
+        .unwrap_or_else(|_| v.clone())
+}
+
 /// Fairy-Stockfish's names of our variants, offered besides ours.
 const FSF_ALIASES: &[&str] = &["cambodian", "karouk", "ajaxxiangqi", "elephantchess"];
 
@@ -38,11 +48,20 @@ pub struct UciEngine {
     resolver: Arc<dyn EvaluatorResolver>,
     /// Variants loaded through `VariantPath`, by name (before the built-in ones).
     loaded: BTreeMap<String, Arc<Variant>>,
+    /// The variant chosen (nets and evaluators are checked against it).
     variant: Arc<Variant>,
+    /// The same rules without the self-play move limit, which is no rule of any game: the GUI
+    /// adjudicates, so the engine plays on however long a game runs.
+    playing: Arc<Variant>,
     evaluator: String,
     search_cfg: SearchConfig,
     show_wdl: bool,
-    pos: Position,
+    /// Memory for the search tree in MiB (`Hash`): a search, `go infinite` included, never
+    /// grows its tree past it.
+    hash_mb: usize,
+    /// The position to search; None after a `position` command that was refused (a bad FEN),
+    /// so that no stale position is ever searched.
+    pos: Option<Position>,
     /// Idle searcher (None while a search thread holds it) and what it was built for.
     searcher: Option<Searcher>,
     searcher_key: (String, u64, String),
@@ -63,15 +82,18 @@ impl UciEngine {
         evaluator: &str,
         search_cfg: SearchConfig,
     ) -> UciEngine {
+        let playing = without_move_limit(&variant);
         UciEngine {
             out,
             resolver,
             loaded: BTreeMap::new(),
-            pos: Position::start(&variant),
+            pos: Some(Position::start(&playing)),
             variant,
+            playing,
             evaluator: evaluator.to_string(),
             search_cfg,
             show_wdl: false,
+            hash_mb: DEFAULT_HASH_MB,
             searcher: None,
             searcher_key: (String::new(), 0, String::new()),
             thread: None,
@@ -157,18 +179,21 @@ impl UciEngine {
                 if let Some(s) = &mut self.searcher {
                     s.clear();
                 }
-                self.pos = Position::start(&self.variant);
+                self.pos = Some(Position::start(&self.playing));
             }
             "setoption" => self.setoption(rest),
             "position" => self.position(rest),
             "go" => self.go(rest),
-            "d" => {
-                let mut text = self.pos.diagram();
-                text.push_str(&format!("Fen: {}", self.pos.fen()));
-                for l in text.lines() {
-                    self.say(&format!("info string {l}"));
+            "d" => match &self.pos {
+                Some(pos) => {
+                    let mut text = pos.diagram();
+                    text.push_str(&format!("Fen: {}", pos.fen()));
+                    for l in text.lines() {
+                        self.say(&format!("info string {l}"));
+                    }
                 }
-            }
+                None => self.error("no position (the last 'position' command was refused)"),
+            },
             other => self.error(&format!("unknown command '{other}'")),
         }
         true
@@ -207,6 +232,9 @@ impl UciEngine {
             self.search_cfg.c_puct
         ));
         self.say("option name UCI_ShowWDL type check default false");
+        self.say(&format!(
+            "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
+        ));
         self.say("uciok");
     }
 
@@ -227,7 +255,16 @@ impl UciEngine {
                 };
                 match v {
                     Ok(v) => {
-                        self.pos = Position::start(&v);
+                        // A net made for another variant is refused now, not at `go`.
+                        if let Err(e) = self.resolver.resolve(&self.evaluator, &v) {
+                            self.error(&format!(
+                                "evaluator '{}' cannot play {}: {e}; it is reset to material",
+                                self.evaluator, v.name
+                            ));
+                            self.evaluator = "material".into();
+                        }
+                        self.playing = without_move_limit(&v);
+                        self.pos = Some(Position::start(&self.playing));
                         self.variant = v;
                     }
                     Err(_) => self.error(&format!(
@@ -251,7 +288,14 @@ impl UciEngine {
                             ));
                             self.loaded.insert(v.name.clone(), v);
                         }
-                        Err(e) => self.error(&format!("VariantPath: {}", e.lines().join("; "))),
+                        Err(e) => self.error(&format!(
+                            "VariantPath: {}",
+                            e.lines()
+                                .iter()
+                                .flat_map(|l| l.lines())
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        )),
                     }
                 }
             }
@@ -270,6 +314,10 @@ impl UciEngine {
                 }
                 _ => self.error(&format!("CPuct '{value}': a positive number")),
             },
+            "hash" => match value.parse::<usize>() {
+                Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => self.hash_mb = mb,
+                _ => self.error(&format!("Hash '{value}': MiB from 1 to {MAX_HASH_MB}")),
+            },
             "uci_showwdl" => match value {
                 "true" => self.show_wdl = true,
                 "false" => self.show_wdl = false,
@@ -279,15 +327,19 @@ impl UciEngine {
         }
     }
 
+    /// `position startpos|fen FEN [moves ...]`. A bad FEN leaves no position (`go` then
+    /// refuses); an illegal move keeps the position before it, as Fairy-Stockfish does, and
+    /// says so. Moves are played on past any end our rules see (repetition, counting): the
+    /// GUI adjudicates.
     fn position(&mut self, rest: &str) {
         let (setup, moves) = match rest.find("moves") {
             Some(i) => (rest[..i].trim(), Some(rest[i + 5..].trim())),
             None => (rest.trim(), None),
         };
         let pos = if setup == "startpos" {
-            Ok(Position::start(&self.variant))
+            Ok(Position::start(&self.playing))
         } else if let Some(fen) = setup.strip_prefix("fen") {
-            Position::from_fen(&self.variant, fen.trim())
+            Position::from_fen(&self.playing, fen.trim())
                 .map_err(|e| format!("bad FEN '{}': {e}", fen.trim()))
         } else {
             Err(format!(
@@ -296,19 +348,32 @@ impl UciEngine {
         };
         let mut pos = match pos {
             Ok(p) => p,
-            Err(e) => return self.error(&e),
-        };
-        for m in moves.unwrap_or("").split_whitespace() {
-            if let Some(o) = pos.outcome() {
-                return self.error(&format!("move '{m}': the game is already over ({o})"));
+            Err(e) => {
+                self.pos = None;
+                return self.error(&format!("{e}; no position is set"));
             }
-            match pos.parse_uci(m) {
-                Ok(mv) if pos.game_moves().contains(mv) => pos.make(mv),
-                Ok(_) => return self.error(&format!("move '{m}' is forbidden by repetition")),
-                Err(e) => return self.error(&format!("move '{m}': {e}")),
+        };
+        for (i, m) in moves.unwrap_or("").split_whitespace().enumerate() {
+            let legal = pos.parse_uci(m).and_then(|mv| {
+                if pos.legal_moves().contains(mv) {
+                    Ok(mv)
+                } else {
+                    Err(varzero_rules::ParseMoveError::Illegal(m.to_string()))
+                }
+            });
+            match legal {
+                Ok(mv) => pos.make(mv),
+                Err(e) => {
+                    self.error(&format!(
+                        "move {} of the list: {e}; the position is the one before it ({} to move)",
+                        i + 1,
+                        pos.side_to_move()
+                    ));
+                    break;
+                }
             }
         }
-        self.pos = pos;
+        self.pos = Some(pos);
     }
 
     fn limits(&self, rest: &str) -> Result<Limits, String> {
@@ -357,11 +422,11 @@ impl UciEngine {
             }
             i += 1;
         }
-        let (mine, inc) = if self.pos.side_to_move() == Color::White {
-            (wtime, winc)
-        } else {
-            (btime, binc)
-        };
+        let white = self
+            .pos
+            .as_ref()
+            .is_none_or(|p| p.side_to_move() == Color::White);
+        let (mine, inc) = if white { (wtime, winc) } else { (btime, binc) };
         if let Some(t) = mine {
             let budget = (t / mtg.unwrap_or(30) + inc * 3 / 4)
                 .min(t / 3)
@@ -383,10 +448,14 @@ impl UciEngine {
             Ok(l) => l,
             Err(e) => return self.error(&e),
         };
-        if self.pos.clone().outcome().is_some() {
-            self.say("info string the game is over");
-            self.say("bestmove (none)");
-            return;
+        let Some(pos) = self.pos.clone() else {
+            self.error("no position to search: the last 'position' command was refused");
+            return self.say("bestmove (none)");
+        };
+        // `(none)` only without a legal move; an end by our rules alone (repetition, counting)
+        // is the GUI's to adjudicate, and the engine answers a move as Fairy-Stockfish does.
+        if pos.legal_moves().is_empty() {
+            return self.say("bestmove (none)");
         }
         let key = (
             self.variant.name.clone(),
@@ -399,17 +468,19 @@ impl UciEngine {
                 Ok(None) => return self.error(&format!("unknown evaluator '{}'", self.evaluator)),
                 Err(e) => return self.error(&e),
             };
-            self.searcher = Some(Searcher::new(ev, self.search_cfg.clone()));
+            let mut searcher = Searcher::new(ev, self.search_cfg.clone());
+            searcher.play_on = true;
+            self.searcher = Some(searcher);
             self.searcher_key = key;
         }
         let mut searcher = self.searcher.take().expect("an idle searcher");
+        searcher.max_bytes = self.hash_mb << 20;
         self.stop.store(false, Ordering::Relaxed);
         self.finished.store(false, Ordering::Release);
         self.infinite = limits.infinite;
         let stop = self.stop.clone();
         let finished = self.finished.clone();
         let out = self.out.clone();
-        let pos = self.pos.clone();
         let show_wdl = self.show_wdl;
         self.thread = Some(std::thread::spawn(move || {
             let mut report = |i: &SearchInfo| say(&out, &info_line(&pos, i, show_wdl));
@@ -427,8 +498,8 @@ impl UciEngine {
 /// An `info` line for a search's progress.
 pub fn info_line(pos: &Position, i: &SearchInfo, show_wdl: bool) -> String {
     let ms = i.elapsed.as_millis().max(1);
-    let score = if i.proven_win {
-        "mate 1".to_string()
+    let score = if let Some(n) = i.mate {
+        format!("mate {n}")
     } else {
         format!("cp {}", i.centipawns())
     };

@@ -34,11 +34,12 @@ fn play(
             openings,
             concurrency,
             sprt,
+            done: Vec::new(),
         },
         factory(a, v),
         factory(b, v),
     );
-    let mut writer = out.map(|d| GameWriter::create(d, v).unwrap());
+    let mut writer = out.map(|d| GameWriter::create(d, v, &ar.a.name(), &ar.b.name()).unwrap());
     let mut seen = Vec::new();
     let summary = ar.run(&mut |g, _| {
         if let Some(w) = &mut writer {

@@ -344,17 +344,30 @@ fn mate_in_one_and_finished_games() {
 #[test]
 fn bad_commands_get_info_string_errors_and_change_nothing() {
     let mut s = Session::new();
-    let bad: &[(&str, &str)] = &[
-        ("foo bar", "unknown command"),
+    // Refused positions: each says why (what they leave is tested below).
+    let bad_positions: &[(&str, &str)] = &[
         ("position fen not/a/fen w - - 0 1", "bad FEN"),
         ("position startpos moves e3e5", "move 'e3e5'"),
         ("position startpos moves zz", "move 'zz'"),
         ("position sideways", "expected 'position startpos|fen"),
+    ];
+    for (cmd, msg) in bad_positions {
+        s.send(cmd);
+        let line = s.expect(
+            &format!("an error for '{cmd}'"),
+            |l| l.starts_with("info string error:"),
+            10,
+        );
+        assert!(line.contains(msg), "'{cmd}' gave '{line}'");
+    }
+    let bad: &[(&str, &str)] = &[
+        ("foo bar", "unknown command"),
         (
             "setoption name UCI_Variant value chess",
             "unknown variant 'chess'",
         ),
-        ("setoption name Hash value 16", "unknown option 'Hash'"),
+        ("setoption name Hash value 0", "Hash '0'"),
+        ("setoption name Hashes value 16", "unknown option 'Hashes'"),
         (
             "setoption name Evaluator value nonsense",
             "unknown evaluator",
@@ -392,5 +405,166 @@ fn bad_commands_get_info_string_errors_and_change_nothing() {
     s.send("");
     s.send("isready");
     s.expect_prefix("readyok");
+    s.quit();
+}
+
+/// An illegal move in `position ... moves` keeps the position before it (Fairy-Stockfish's
+/// way), so the answer is a move for the side really to move; a bad FEN leaves no position, and
+/// `go` refuses instead of searching a stale one.
+#[test]
+fn refused_positions_leave_no_stale_position() {
+    let mut s = Session::new();
+    s.send("position startpos moves a3a4 zzzz");
+    let e = s.expect_prefix("info string error:");
+    assert!(e.contains("'zzzz'") && e.contains("black to move"), "{e}");
+    s.send("go nodes 20");
+    let best = s.expect_prefix("bestmove");
+    bestmove_is_legal("makruk", None, &["a3a4"], &best);
+    s.send("position startpos moves e3e4");
+    s.send("position fen 8/8/8/8/8/8/8/8 w - - 0 1");
+    s.expect_prefix("info string error:");
+    s.send("go nodes 20");
+    let e = s.expect_prefix("info string error:");
+    assert!(e.contains("no position"), "{e}");
+    s.expect_prefix("bestmove (none)");
+    s.send("position startpos");
+    s.send("go nodes 20");
+    let best = s.expect_prefix("bestmove");
+    bestmove_is_legal("makruk", None, &[], &best);
+    s.quit();
+}
+
+/// `go infinite` stops growing its tree at the Hash size and waits for `stop`.
+#[test]
+fn infinite_search_is_bounded_by_hash() {
+    let mut s = Session::new();
+    s.send("setoption name Hash value 1");
+    s.send("position startpos");
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(1500));
+    s.send("stop");
+    s.expect_prefix("bestmove");
+    let nodes: u64 = s
+        .lines()
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .filter_map(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            t.iter()
+                .position(|&w| w == "nodes")
+                .map(|i| t[i + 1].parse().unwrap())
+        })
+        .max()
+        .unwrap();
+    // 1 MiB holds a few thousand nodes with their edges; unbounded, 1.5 s is ~10^5.
+    assert!(nodes < 20_000, "{nodes} nodes in a 1 MiB tree");
+    s.quit();
+}
+
+/// A match client's view: whole games through `position startpos moves ...` every move, the
+/// engine playing both sides, far past our 400-ply limit, through repetitions and counts that
+/// run out. Every answer is a legal move while one exists; `(none)` only without one.
+#[test]
+fn scripted_client_plays_whole_games_past_every_end_of_ours() {
+    for (variant, plies) in [("makruk", 460), ("ouk-chatrang", 200), ("xiangqi", 200)] {
+        let mut s = Session::new();
+        s.send(&format!("setoption name UCI_Variant value {variant}"));
+        s.send("ucinewgame");
+        let v = Variant::builtin(variant).unwrap();
+        let mut pos = Position::start(&v);
+        let mut moves: Vec<String> = Vec::new();
+        let mut ended_by_our_rules = 0;
+        for _ in 0..plies {
+            s.send(&format!("position startpos moves {}", moves.join(" ")));
+            s.send("go nodes 24");
+            let line = s.expect_prefix("bestmove");
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                assert_eq!(line, "bestmove (none)", "{variant} after {moves:?}");
+                break;
+            }
+            if pos.outcome().is_some() {
+                ended_by_our_rules += 1;
+            }
+            let best = line.split_whitespace().nth(1).unwrap().to_string();
+            let m = pos
+                .parse_uci(&best)
+                .unwrap_or_else(|e| panic!("{variant} ply {}: {line}: {e}", moves.len()));
+            assert!(
+                legal.contains(m),
+                "{variant} ply {}: {line} is illegal",
+                moves.len()
+            );
+            pos.make(m);
+            moves.push(best);
+        }
+        if variant == "makruk" && !pos.legal_moves().is_empty() {
+            assert!(
+                moves.len() > 400,
+                "the engine played on past ply 400: {}",
+                moves.len()
+            );
+            assert!(
+                ended_by_our_rules > 0,
+                "the game went on past an end of our rules"
+            );
+        }
+        s.quit();
+    }
+}
+
+/// Proved mates are reported as `score mate N` from the side to move's view: positive when it
+/// mates, negative when it is mated.
+#[test]
+fn proved_mates_are_scored_in_moves() {
+    let mut s = Session::new();
+    let last_info = |s: &Session| {
+        s.lines()
+            .into_iter()
+            .rev()
+            .find(|l| l.starts_with("info depth"))
+            .unwrap()
+    };
+    // Black's only move is Kg8, then Ra8 mates: mated in 1.
+    s.send("position fen 7k/8/6K1/8/8/8/8/R7 b - - 0 1");
+    s.send("go nodes 2000");
+    assert_eq!(s.expect_prefix("bestmove"), "bestmove h8g8");
+    let info = last_info(&s);
+    assert!(info.contains("score mate -1"), "{info}");
+    // White mates in 2: Kg6 leaves Black only Kg8, then Ra8.
+    s.send("position fen 7k/8/8/6K1/8/8/8/R7 w - - 0 1");
+    s.send("go nodes 20000");
+    let best = s.expect_prefix("bestmove");
+    let info = last_info(&s);
+    assert!(info.contains("score mate 2"), "{best}: {info}");
+    s.quit();
+}
+
+/// A variant file with several problems is reported on one `info string` line: a GUI reading
+/// the protocol never sees a line that is not UCI.
+#[test]
+fn a_bad_variant_file_is_one_protocol_line() {
+    let mut s = Session::new();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.toml");
+    std::fs::write(
+        &file,
+        "name = \"bad\"\nextends = \"makruk\"\nboard = \"0x0\"\n[rules]\nstalemate = \"sometimes\"\n",
+    )
+    .unwrap();
+    s.send(&format!(
+        "setoption name VariantPath value {}",
+        file.display()
+    ));
+    s.send("isready");
+    s.expect_prefix("readyok");
+    let lines = s.lines();
+    assert!(lines.iter().any(|l| l.contains("VariantPath")), "{lines:?}");
+    for l in &lines {
+        assert!(
+            l.starts_with("info string ") || l == "readyok",
+            "not a protocol line: '{l}'"
+        );
+    }
     s.quit();
 }

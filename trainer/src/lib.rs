@@ -18,6 +18,7 @@ use tch::{nn, Device, Kind, Tensor};
 use thiserror::Error;
 use varzero_eval_net::{Arch, Net};
 use varzero_rules::Variant;
+use varzero_selfplay::config::Problems;
 use varzero_selfplay::Rng;
 
 #[derive(Debug, Error)]
@@ -26,6 +27,12 @@ pub enum Error {
     Net(#[from] varzero_eval_net::Error),
     #[error(transparent)]
     Data(#[from] varzero_datasets::Error),
+    /// Settings out of range, each named (`train.lr: a positive number (got NaN)`).
+    #[error("{0}")]
+    Config(String),
+    /// The loss or the weights stopped being finite; nothing was written for that step.
+    #[error("step {step}: {what} is not finite (NaN or infinite); no net or checkpoint was written for it (try a lower lr)")]
+    NonFinite { step: u64, what: &'static str },
     #[error("{0}")]
     Other(String),
 }
@@ -34,6 +41,11 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 fn other(e: impl std::fmt::Display) -> Error {
     Error::Other(e.to_string())
+}
+
+/// An error about a file: its path, then the cause.
+fn at(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| Error::Other(format!("{}: {e}", path.display()))
 }
 
 /// Training settings (a run config's `[train]` table; command-line options override).
@@ -62,6 +74,57 @@ pub struct TrainConfig {
     pub seed: u64,
     pub checkpoint_every: u64,
     pub arch: Arch,
+}
+
+impl TrainConfig {
+    /// Adds every out-of-range setting to `p`: a run config's `[train]` and the flags of
+    /// `varzero train` go through this same check before anything is written.
+    pub fn check(&self, p: &mut Problems) {
+        p.check(self.steps >= 1, "train.steps", "at least 1", self.steps);
+        p.check(
+            self.batch_size >= 1,
+            "train.batch_size",
+            "at least 1",
+            self.batch_size,
+        );
+        p.check(self.window >= 1, "train.window", "at least 1", self.window);
+        p.check(
+            self.lr.is_finite() && self.lr > 0.0,
+            "train.lr",
+            "a positive number",
+            self.lr,
+        );
+        p.check(
+            (0.0..=1.0).contains(&self.lr_final_fraction),
+            "train.lr_final_fraction",
+            "between 0 and 1",
+            self.lr_final_fraction,
+        );
+        for (k, x) in [
+            ("train.momentum", self.momentum),
+            ("train.beta2", self.beta2),
+        ] {
+            p.check((0.0..1.0).contains(&x), k, "at least 0 and below 1", x);
+        }
+        for (k, x) in [
+            ("train.weight_decay", self.weight_decay),
+            ("train.value_weight", self.value_weight),
+        ] {
+            p.check(x.is_finite() && x >= 0.0, k, "a number at least 0", x);
+        }
+        p.check(
+            self.checkpoint_every >= 1,
+            "train.checkpoint_every",
+            "at least 1",
+            self.checkpoint_every,
+        );
+        p.check(
+            self.arch.channels >= 1,
+            "train.arch.channels",
+            "at least 1",
+            self.arch.channels,
+        );
+    }
 }
 
 impl Default for TrainConfig {
@@ -273,7 +336,31 @@ pub fn train(
     device: Device,
     progress: &mut dyn FnMut(&StepLog),
 ) -> Result<TrainSummary> {
-    std::fs::create_dir_all(out).map_err(other)?;
+    let mut problems = Problems::default();
+    cfg.check(&mut problems);
+    if !problems.is_empty() {
+        return Err(Error::Config(problems.to_string()));
+    }
+    std::fs::create_dir_all(out).map_err(|e| {
+        Error::Other(format!(
+            "cannot create the output directory {}: {e}",
+            out.display()
+        ))
+    })?;
+    // Datasets of other rules are refused, never silently skipped.
+    let want = varzero_datasets::DatasetRules::new(&variant.name, variant.rules_hash);
+    if let Some(have) = varzero_datasets::common_rules(data_dirs)? {
+        if have != want {
+            return Err(Error::Other(format!(
+                "the datasets hold {have}, the net is for {want}{}",
+                if have.variant == want.variant {
+                    ": pass the variant file (or --set overrides) they were played with"
+                } else {
+                    ""
+                }
+            )));
+        }
+    }
     let (samples, skipped) = load_window(variant, data_dirs, cfg.window)?;
     for s in &skipped {
         eprintln!("warning: {s}");
@@ -308,6 +395,25 @@ pub fn train(
         let m: CheckpointMeta =
             serde_json::from_str(&std::fs::read_to_string(&ckpt_meta).map_err(other)?)
                 .map_err(other)?;
+        if m.step > cfg.steps {
+            return Err(Error::Other(format!(
+                "{}: the checkpoint is at step {}, past the {} steps asked for: ask for at least {} steps, or choose another output directory",
+                ckpt_meta.display(),
+                m.step,
+                cfg.steps,
+                m.step
+            )));
+        }
+        if m.config.arch != cfg.arch {
+            return Err(Error::Other(format!(
+                "{}: the checkpoint is a {}x{} net (blocks x channels), the config asks for {}x{}: resume with that architecture, or choose another output directory",
+                ckpt_meta.display(),
+                m.config.arch.blocks,
+                m.config.arch.channels,
+                cfg.arch.blocks,
+                cfg.arch.channels
+            )));
+        }
         if m.config.optimizer != cfg.optimizer {
             return Err(Error::Other(format!(
                 "{}: the checkpoint was written with optimizer {:?}, the config asks for {:?}",
@@ -334,7 +440,7 @@ pub fn train(
     let mut log_file = std::fs::OpenOptions::new()
         .append(true)
         .open(&log_path)
-        .map_err(other)?;
+        .map_err(at(&log_path))?;
     let t0 = Instant::now();
     let mut done = 0u64;
     for step in start..cfg.steps {
@@ -348,33 +454,49 @@ pub fn train(
         opt.zero_grad();
         let (loss, pl, vl, pa, va) =
             batch_losses(&net, &x, &pol_t, &mask, &wdl_t, true, cfg.value_weight);
+        let loss_value = loss.double_value(&[]);
+        if !loss_value.is_finite() {
+            return Err(Error::NonFinite {
+                step: step + 1,
+                what: "the loss",
+            });
+        }
         loss.backward();
         opt.step(cfg, lr, step + 1);
         let l = StepLog {
             step: step + 1,
             lr,
-            loss: loss.double_value(&[]),
+            loss: loss_value,
             policy_loss: pl,
             value_loss: vl,
             policy_acc: pa,
             value_acc: va,
             samples_per_s: cfg.batch_size as f64 / t.elapsed().as_secs_f64(),
         };
-        writeln!(log_file, "{}", log_line(&l)).map_err(other)?;
+        writeln!(log_file, "{}", log_line(&l)).map_err(at(&log_path))?;
         progress(&l);
         logs.push(l);
         done += 1;
         let s = step + 1;
         if s % cfg.checkpoint_every.max(1) == 0 || s == cfg.steps {
+            check_finite(&net, s)?;
             net.meta.step = net.meta.step.max(s);
             save_checkpoint(&net, &opt, cfg, s, &ckpt, &ckpt_optim, &ckpt_meta)?;
         }
     }
     let secs = t0.elapsed().as_secs_f64();
+    check_finite(&net, cfg.steps)?;
     net.meta.step = cfg.steps;
     let model = out.join("model.safetensors");
     net.save(&model)?;
-    plot::curves(&logs, &out.join("train_curves.png")).map_err(other)?;
+    let png = out.join("train_curves.png");
+    let tmp = out.join("train_curves.tmp.png");
+    plot::curves(&logs, &tmp)
+        .and_then(|()| std::fs::rename(&tmp, &png).map_err(Into::into))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::Other(format!("cannot draw {}: {e}", png.display()))
+        })?;
     Ok(TrainSummary {
         model,
         steps_done: done,
@@ -423,6 +545,23 @@ pub fn raw_loop_samples_per_s(
     cfg.batch_size as f64 / times[times.len() / 2]
 }
 
+/// Every weight of `net` is finite: a net that is not is never written.
+fn check_finite(net: &Net, step: u64) -> Result<()> {
+    let finite = net
+        .vs
+        .variables()
+        .values()
+        .all(|t| t.isfinite().all().int64_value(&[]) != 0);
+    if finite {
+        Ok(())
+    } else {
+        Err(Error::NonFinite {
+            step,
+            what: "a weight of the net",
+        })
+    }
+}
+
 fn save_checkpoint(
     net: &Net,
     opt: &Optim,
@@ -435,11 +574,15 @@ fn save_checkpoint(
     // Weights and momentum first, the JSON (which names the step) last: a checkpoint counts
     // only once its JSON is there, and each file appears by rename.
     let tmp = ckpt.with_extension("tmp.safetensors");
-    net.vs.save(&tmp).map_err(other)?;
-    std::fs::rename(&tmp, ckpt).map_err(other)?;
+    net.vs
+        .save(&tmp)
+        .map_err(|e| Error::Other(format!("{}: {e}", tmp.display())))?;
+    std::fs::rename(&tmp, ckpt).map_err(at(ckpt))?;
     let tmp = optim.with_extension("tmp.safetensors");
-    opt.bufs.save(&tmp).map_err(other)?;
-    std::fs::rename(&tmp, optim).map_err(other)?;
+    opt.bufs
+        .save(&tmp)
+        .map_err(|e| Error::Other(format!("{}: {e}", tmp.display())))?;
+    std::fs::rename(&tmp, optim).map_err(at(optim))?;
     let tmp = meta.with_extension("json.tmp");
     std::fs::write(
         &tmp,
@@ -449,8 +592,8 @@ fn save_checkpoint(
         })
         .unwrap(),
     )
-    .map_err(other)?;
-    std::fs::rename(&tmp, meta).map_err(other)?;
+    .map_err(at(&tmp))?;
+    std::fs::rename(&tmp, meta).map_err(at(meta))?;
     Ok(())
 }
 
@@ -503,8 +646,8 @@ fn write_log(path: &Path, logs: &[StepLog]) -> Result<()> {
         text.push('\n');
     }
     let tmp = path.with_extension("csv.tmp");
-    std::fs::write(&tmp, text).map_err(other)?;
-    std::fs::rename(&tmp, path).map_err(other)
+    std::fs::write(&tmp, text).map_err(at(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(at(path))
 }
 
 #[cfg(test)]
