@@ -9,7 +9,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 use varzero_rules::{Position, Variant};
-use varzero_selfplay::{Generator, MaterialEvaluator, SearchConfig, SelfplayConfig};
+use varzero_search::{MaterialEvaluator, SearchConfig};
+use varzero_selfplay::{Generator, SelfplayConfig};
 
 #[derive(Subcommand)]
 pub enum BenchCmd {
@@ -408,7 +409,7 @@ fn bench_net(
     let ev = NetEvaluator::new(Net::new(&v, arch, dev), "net:bench".into());
     let positions = sample_positions(&v, 128, 7);
     for b in [1usize, 8, 32, 128] {
-        let mut batch = varzero_selfplay::Batch::default();
+        let mut batch = varzero_search::Batch::default();
         for p in &positions[..b] {
             batch.push(&*ev, p, p.legal_moves().as_slice());
         }
@@ -416,7 +417,7 @@ fn bench_net(
         let x = varzero_eval_net::tch::Tensor::from_slice(&batch.inputs)
             .view([b as i64, e.planes as i64, e.ranks as i64, e.files as i64])
             .to_device(dev);
-        let mut out = varzero_selfplay::Evaluation::default();
+        let mut out = varzero_search::Evaluation::default();
         let reps = (3000 / b).clamp(10, 300);
         let (mut raw, mut evs) = (Vec::new(), Vec::new());
         for i in 0..=reps {
@@ -428,7 +429,7 @@ fn bench_net(
             );
             let r = t.elapsed().as_secs_f64();
             let t = Instant::now();
-            varzero_selfplay::Evaluator::evaluate(&*ev, &batch, &mut out);
+            varzero_search::Evaluator::evaluate(&*ev, &batch, &mut out);
             let q = t.elapsed().as_secs_f64();
             if i > 0 {
                 raw.push(r);
@@ -535,7 +536,7 @@ fn bench_net(
 /// `n` positions from random games (a few random plies each, a new game every 24 plies), so a
 /// batch holds varied, real positions.
 fn sample_positions(v: &Arc<Variant>, n: usize, seed: u64) -> Vec<Position> {
-    let mut rng = varzero_selfplay::Rng::new(seed);
+    let mut rng = varzero_stats::Rng::new(seed);
     let mut out = Vec::with_capacity(n);
     let mut pos = Position::start(v);
     while out.len() < n {

@@ -8,9 +8,10 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::Arc;
-use varzero_selfplay::arena::{self, Arena, GameWriter, MatchConfig, MatchState};
-use varzero_selfplay::players::{parse_player, EvaluatorResolver};
-use varzero_selfplay::stats::{EloModel, Sprt, SprtDecision};
+use varzero_arena::matches::{self as arena, Arena, GameWriter, MatchConfig, MatchState};
+use varzero_arena::players::parse_player;
+use varzero_search::EvaluatorResolver;
+use varzero_stats::{EloModel, Sprt, SprtDecision};
 
 /// The evaluators players and engines can name: `net:FILE` (a trained net on `device`) and
 /// the built-in ones.
@@ -216,7 +217,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
         }
         if let Some(w) = &mut writer {
             if let Err(e) = w.push(g) {
-                write_error.get_or_insert(e);
+                write_error.get_or_insert(e.to_string());
             }
         }
     });

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use varzero_rules::Variant;
-use varzero_selfplay::players::{BuiltinEvaluators, EvaluatorResolver};
-use varzero_selfplay::Evaluator;
+use varzero_search::Evaluator;
+use varzero_search::{BuiltinEvaluators, EvaluatorResolver, ResolveError};
 
 pub struct NetResolver {
     pub device: String,
@@ -26,7 +26,7 @@ impl EvaluatorResolver for NetResolver {
         &self,
         name: &str,
         variant: &Arc<Variant>,
-    ) -> Result<Option<Arc<dyn Evaluator>>, String> {
+    ) -> Result<Option<Arc<dyn Evaluator>>, ResolveError> {
         let Some(file) = name.strip_prefix("net:") else {
             return BuiltinEvaluators.resolve(name, variant);
         };
@@ -38,7 +38,7 @@ impl EvaluatorResolver for NetResolver {
         }
         let ev =
             crate::selfplay_cmd::net_evaluator(std::path::Path::new(file), variant, &self.device)
-                .map_err(|e| crate::one_line(&e))?;
+                .map_err(|e| ResolveError(crate::one_line(&e)))?;
         self.cache.lock().unwrap().insert(key, ev.clone());
         Ok(Some(ev))
     }

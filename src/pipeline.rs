@@ -12,10 +12,11 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
+use varzero_arena::PlayerSpec;
+use varzero_arena::{random_openings, Arena, MatchConfig};
 use varzero_rules::Variant;
-use varzero_selfplay::arena::{random_openings, Arena, MatchConfig};
-use varzero_selfplay::players::PlayerSpec;
-use varzero_selfplay::{Evaluator, Generator, MaterialEvaluator, SearchConfig, SelfplayConfig};
+use varzero_search::{Evaluator, MaterialEvaluator, SearchConfig};
+use varzero_selfplay::{Generator, SelfplayConfig};
 use varzero_trainer::TrainConfig;
 
 #[derive(Args)]
@@ -71,7 +72,7 @@ impl PipelineConfig {
     /// Every out-of-range setting, named: a config file and `--param` go through this before
     /// anything is written.
     pub fn check(&self) -> Result<()> {
-        let mut p = varzero_selfplay::config::Problems::default();
+        let mut p = varzero_search::Problems::default();
         p.check(
             self.generations >= 1,
             "generations",

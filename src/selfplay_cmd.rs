@@ -9,9 +9,8 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use varzero_selfplay::{
-    Evaluator, Generator, MaterialEvaluator, SearchConfig, SelfplayConfig, UniformEvaluator,
-};
+use varzero_search::{Evaluator, MaterialEvaluator, SearchConfig, UniformEvaluator};
+use varzero_selfplay::{Generator, SelfplayConfig};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum EvaluatorKind {
@@ -71,7 +70,7 @@ pub struct SelfplayArgs {
     pub cheap_fraction: Option<f32>,
     /// Any search or self-play setting, e.g. `--param c_puct=2.0 --param dirichlet_alpha=0.15
     /// --param selfplay.noise=false` (keys of `[search]` and `[selfplay]`, see
-    /// selfplay/src/config.rs); applied after --config and the options above.
+    /// search/src/config.rs and selfplay/src/config.rs); applied after --config and the options above.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
     /// No progress bar (for logs).
@@ -83,7 +82,7 @@ impl RunConfig {
     /// Every out-of-range setting, named (`search.playouts: at least 1 (got 0)`): the file and
     /// the flags are checked together, before anything is written.
     pub fn check(&self) -> Result<()> {
-        let mut p = varzero_selfplay::config::Problems::default();
+        let mut p = varzero_search::Problems::default();
         self.search.check("search", &mut p);
         self.selfplay.check("selfplay", &mut p);
         if !p.is_empty() {

@@ -125,7 +125,7 @@ pub fn run(a: StudyArgs) -> Result<()> {
         cfg.selfplay.seed = s;
     }
     {
-        let mut p = varzero_selfplay::config::Problems::default();
+        let mut p = varzero_search::Problems::default();
         p.check(cfg.games >= 1, "games", "at least 1", cfg.games);
         cfg.search_config().check("search", &mut p);
         cfg.selfplay.check("selfplay", &mut p);

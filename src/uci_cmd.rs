@@ -1,12 +1,12 @@
 //! `varzero uci`: our engine (MCTS with a trained net, or the material or uniform evaluator)
-//! speaking UCI with Fairy-Stockfish's conventions on stdin/stdout (see `varzero_selfplay::uci_engine`).
+//! speaking UCI with Fairy-Stockfish's conventions on stdin/stdout (see `varzero_uci::engine`).
 
 use crate::VariantArg;
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use varzero_selfplay::uci_engine::{Output, UciEngine};
+use varzero_uci::{Output, UciEngine};
 
 #[derive(Args)]
 pub struct UciArgs {

@@ -14,7 +14,9 @@ mod records;
 mod shard;
 
 pub use error::{Error, Result};
-pub use manifest::{claim, common_rules, read_rules, remove_temporaries, DatasetRules, MANIFEST};
+pub use manifest::{
+    claim, common_rules, read_rules, remove_temporaries, write_variant_file, DatasetRules, MANIFEST,
+};
 pub use polars;
 pub use records::{
     games_from_frame, positions_from_frame, GameRecord, PositionRecord, GAMES_SCHEMA,

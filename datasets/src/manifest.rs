@@ -123,6 +123,26 @@ pub fn common_rules(dirs: &[PathBuf]) -> Result<Option<DatasetRules>> {
     Ok(seen.map(|(_, r)| r))
 }
 
+/// Writes `dir/variant.toml` (by rename), the effective definition of the variant the games
+/// were played under, so an analysis can replay them (its rules hash identifies it).
+pub fn write_variant_file(dir: &Path, v: &varzero_rules::Variant) -> Result<()> {
+    let p = dir.join("variant.toml");
+    let text = toml::to_string(&v.config).map_err(|e| Error::Manifest {
+        path: p.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let tmp = dir.join(".variant.toml.tmp");
+    fs::write(
+        &tmp,
+        format!(
+            "# The variant these games were played under (rules hash {:016x}).\n{text}",
+            v.rules_hash
+        ),
+    )
+    .map_err(|e| Error::io(tmp.display(), e))?;
+    fs::rename(&tmp, &p).map_err(|e| Error::io(p.display(), e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@ use crate::net::Net;
 use std::sync::{Arc, Mutex};
 use tch::{Device, Kind, Tensor};
 use varzero_rules::Position;
-use varzero_selfplay::{Batch, Evaluation, Evaluator};
+use varzero_search::{Batch, Evaluation, Evaluator};
 
 pub struct NetEvaluator {
     net: Mutex<Net>,

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use tch::{Device, Tensor};
 use varzero_eval_net::{Arch, Encoding, Net, NetEvaluator};
 use varzero_rules::{Color, Position, Variant};
-use varzero_selfplay::{Batch, Evaluation, Evaluator};
+use varzero_search::{Batch, Evaluation, Evaluator};
 
 /// The same position seen from the other side: ranks mirrored, colours and side to move swapped.
 fn colour_mirror(fen: &str) -> String {

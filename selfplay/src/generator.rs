@@ -3,10 +3,7 @@
 //! shards. Game `i` of a run is seeded from the run seed and `i`, so its moves do not depend on
 //! threads or batching, and a resumed run plays exactly the games that are missing.
 
-use crate::config::{SearchConfig, SelfplayConfig};
-use crate::evaluator::{Batch, Evaluation, Evaluator};
-use crate::mcts::{Leaf, NodeState, Tree};
-use crate::rng::Rng;
+use crate::config::SelfplayConfig;
 use std::collections::{BTreeSet, VecDeque};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use varzero_datasets::{GameRecord, PositionRecord};
 use varzero_rules::{GameResult, Move, Outcome, Position, Variant};
+use varzero_search::{Evaluator, Leaf, NodeState, Rng, Round, SearchConfig, Tree};
 
 /// Counters shared with whoever shows progress.
 #[derive(Debug, Default)]
@@ -215,12 +213,7 @@ impl Generator {
     fn worker(&self, queue: &Mutex<VecDeque<u64>>, out: &mpsc::Sender<FinishedGame>) {
         let start = Instant::now();
         let mut games: Vec<Game> = Vec::new();
-        let mut batch = Batch::default();
-        let mut eval = Evaluation::default();
-        let mut pending: Vec<(usize, u32, u32)> = Vec::new(); // (game, path start, path end)
-        let mut paths: Vec<u32> = Vec::new();
-        let mut path: Vec<u32> = Vec::new();
-        let mut moves_scratch: Vec<Move> = Vec::new();
+        let mut round = Round::default();
         let mut noise_scratch: Vec<f32> = Vec::new();
         let ev = &*self.evaluator;
         loop {
@@ -235,9 +228,7 @@ impl Generator {
             if games.is_empty() || self.stop.load(Ordering::Relaxed) {
                 break;
             }
-            batch.clear();
-            pending.clear();
-            paths.clear();
+            round.clear();
             let mut playouts = 0u64;
             for (gi, g) in games.iter_mut().enumerate() {
                 for _ in 0..self.search.leaves_per_game.max(1) {
@@ -247,43 +238,23 @@ impl Generator {
                     {
                         break;
                     }
-                    path.clear();
-                    let leaf = g.tree.descend(&mut g.pos, &self.search, &mut path);
-                    if let Leaf::NeedsEval(node) = leaf {
-                        moves_scratch.clear();
-                        moves_scratch.extend(g.tree.edges_of(node).iter().map(|e| e.mv));
-                        batch.push(ev, &g.pos, &moves_scratch);
-                        let s = paths.len() as u32;
-                        paths.extend_from_slice(&path);
-                        pending.push((gi, s, paths.len() as u32));
-                    }
-                    for _ in 1..path.len() {
-                        g.pos.unmake();
-                    }
+                    let (leaf, _) =
+                        round.descend(gi as u32, &mut g.tree, &mut g.pos, &self.search, ev);
                     if leaf == Leaf::Collision {
                         break;
                     }
                     playouts += 1;
                 }
             }
-            if batch.n > 0 {
+            if !round.is_empty() {
                 let t = Instant::now();
-                ev.evaluate(&batch, &mut eval);
+                let n = round.len() as u64;
+                round.evaluate(ev, &mut games, |g| &mut g.tree);
                 self.stats
                     .eval_nanos
                     .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
-                self.stats
-                    .evals
-                    .fetch_add(batch.n as u64, Ordering::Relaxed);
+                self.stats.evals.fetch_add(n, Ordering::Relaxed);
                 self.stats.eval_batches.fetch_add(1, Ordering::Relaxed);
-                for (i, &(gi, a, b)) in pending.iter().enumerate() {
-                    let (m0, m1) = batch.ranges[i];
-                    games[gi].tree.apply_evaluation(
-                        &paths[a as usize..b as usize],
-                        &eval.priors[m0 as usize..m1 as usize],
-                        eval.wdl[i],
-                    );
-                }
             }
             self.stats.playouts.fetch_add(playouts, Ordering::Relaxed);
             let mut i = 0;
@@ -410,40 +381,4 @@ pub fn play_game(gen: &Generator, id: u64) -> FinishedGame {
     gen.worker(&queue, &tx);
     drop(tx);
     rx.recv().expect("one finished game")
-}
-
-/// The best move found by a search of `playouts` from `pos` (no noise), for tests and tools.
-pub fn best_move(
-    pos: &Position,
-    ev: &dyn Evaluator,
-    cfg: &SearchConfig,
-    playouts: u32,
-) -> Option<Move> {
-    let mut pos = pos.clone();
-    let mut tree = Tree::new();
-    let mut batch = Batch::default();
-    let mut eval = Evaluation::default();
-    let mut path = Vec::new();
-    let mut moves = Vec::new();
-    let mut guard = 0;
-    while tree.root().state != NodeState::Terminal
-        && tree.root().visits < playouts
-        && guard < playouts * 4 + 10
-    {
-        guard += 1;
-        path.clear();
-        let leaf = tree.descend(&mut pos, cfg, &mut path);
-        if let Leaf::NeedsEval(node) = leaf {
-            moves.clear();
-            moves.extend(tree.edges_of(node).iter().map(|e| e.mv));
-            batch.clear();
-            batch.push(ev, &pos, &moves);
-            ev.evaluate(&batch, &mut eval);
-            tree.apply_evaluation(&path, &eval.priors, eval.wdl[0]);
-        }
-        for _ in 1..path.len() {
-            pos.unmake();
-        }
-    }
-    tree.best_root_move()
 }

@@ -1,24 +1,14 @@
-//! Self-play: PUCT Monte-Carlo tree search in the AlphaZero/lc0/KataGo tradition over the rules
-//! core, and the generator that turns compute into training data. Values are win/draw/loss
-//! triples; terminal positions are scored by the rules (counting, repetition, check wins...);
-//! leaves of many games are gathered into one batch per evaluator call. The `Evaluator` trait
-//! is where a neural network plugs in; `uniform` and `material` bootstrap the pipeline.
+//! Self-play: the generator that turns compute into training data (worker threads each advance
+//! many games at once through the search core's batched round, and finished games become
+//! Parquet shards), and rule-change studies (self-play under several rule sets, analysed side
+//! by side). The search itself lives in `varzero-search`, matches and players in
+//! `varzero-arena`, the UCI engine in `varzero-uci`.
 
-pub mod arena;
 pub mod config;
-pub mod evaluator;
-pub mod external;
+mod error;
 pub mod generator;
-pub mod mcts;
-pub mod players;
-pub mod rng;
-pub mod search;
-pub mod stats;
 pub mod study;
-pub mod uci_engine;
 
-pub use config::{SearchConfig, SelfplayConfig};
-pub use evaluator::{Batch, Evaluation, Evaluator, MaterialEvaluator, UniformEvaluator};
-pub use generator::{best_move, play_game, FinishedGame, Generator, Stats, Summary};
-pub use mcts::Tree;
-pub use rng::Rng;
+pub use config::SelfplayConfig;
+pub use error::{Error, Result};
+pub use generator::{play_game, FinishedGame, Generator, Stats, Summary};

@@ -4,9 +4,9 @@
 //! (pooled), first-player scores by a two-sample z-test on per-game scores (1, 1/2, 0) with
 //! unpooled variances; both two-sided at the 5% level.
 
-use crate::config::{SearchConfig, SelfplayConfig};
+use crate::config::SelfplayConfig;
+use crate::error::{Error, Result};
 use crate::generator::{Generator, Stats, Summary};
-use crate::players::EvaluatorResolver;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,6 +15,7 @@ use varzero_datasets::analysis::{
     self, two_mean_z, two_proportion_z, AnalysisOptions, Difference, GroupReport, VariantLookup,
 };
 use varzero_rules::Variant;
+use varzero_search::{EvaluatorResolver, SearchConfig};
 
 /// One side of a study.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -35,7 +36,7 @@ pub struct StudyArm {
 }
 
 impl StudyArm {
-    pub fn load(&self, base: &Path) -> Result<Arc<Variant>, String> {
+    pub fn load(&self, base: &Path) -> Result<Arc<Variant>> {
         let v = match (&self.variant_file, &self.variant) {
             (Some(f), _) => {
                 let p = if f.is_absolute() {
@@ -43,16 +44,22 @@ impl StudyArm {
                 } else {
                     base.join(f)
                 };
-                Variant::from_file(&p).map_err(|e| e.lines().join("; "))?
+                Variant::from_file(&p).map_err(|e| Error::Variant(e.lines().join("; ")))?
             }
-            (None, Some(n)) => Variant::builtin(n).map_err(|e| e.lines().join("; "))?,
-            (None, None) => return Err("a study arm needs `variant` or `variant_file`".into()),
+            (None, Some(n)) => {
+                Variant::builtin(n).map_err(|e| Error::Variant(e.lines().join("; ")))?
+            }
+            (None, None) => {
+                return Err(Error::Study(
+                    "a study arm needs `variant` or `variant_file`".into(),
+                ))
+            }
         };
         if self.set.is_empty() {
             Ok(v)
         } else {
             v.with_overrides(&self.set)
-                .map_err(|e| e.lines().join("; "))
+                .map_err(|e| Error::Variant(e.lines().join("; ")))
         }
     }
 
@@ -96,24 +103,29 @@ fn material() -> String {
 }
 
 impl StudyConfig {
-    pub fn load(path: &Path) -> Result<StudyConfig, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<StudyConfig> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            source: e,
+        })?;
         toml::from_str(&text).map_err(|e| {
             let at = varzero_rules::toml_location(&path.display().to_string(), &text, &e);
-            format!("{at}: {}", e.message())
+            Error::Study(format!("{at}: {}", e.message()))
         })
     }
 
     /// The two variants; an arm `b` with neither variant nor file is `a`'s variant with `b`'s
     /// overrides.
-    pub fn variants(&self, base: &Path) -> Result<(Arc<Variant>, Arc<Variant>), String> {
+    pub fn variants(&self, base: &Path) -> Result<(Arc<Variant>, Arc<Variant>)> {
         let a = self.a.load(base)?;
         let b = if self.b.variant.is_none() && self.b.variant_file.is_none() {
             if self.b.set.is_empty() {
-                return Err("arm b needs a variant, a variant file, or overrides".into());
+                return Err(Error::Study(
+                    "arm b needs a variant, a variant file, or overrides".into(),
+                ));
             }
             a.with_overrides(&self.b.set)
-                .map_err(|e| e.lines().join("; "))?
+                .map_err(|e| Error::Variant(e.lines().join("; ")))?
         } else {
             self.b.load(base)?
         };
@@ -141,12 +153,17 @@ pub fn play_arm(
     dir: &Path,
     games: u64,
     progress: &mut dyn FnMut(&Stats),
-) -> Result<Summary, String> {
-    let ev = resolver
-        .resolve(evaluator, v)?
-        .ok_or_else(|| format!("unknown evaluator '{evaluator}'"))?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    crate::arena::write_variant_file(dir, v)?;
+) -> Result<Summary> {
+    let ev = resolver.resolve(evaluator, v)?.ok_or_else(|| {
+        Error::Resolve(varzero_search::ResolveError(format!(
+            "unknown evaluator '{evaluator}'"
+        )))
+    })?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::Io {
+        path: dir.display().to_string(),
+        source: e,
+    })?;
+    varzero_datasets::write_variant_file(dir, v)?;
     let gen = Arc::new(Generator::new(v.clone(), ev, search.clone(), run.clone()));
     let g2 = gen.clone();
     let d2 = dir.to_path_buf();
@@ -156,32 +173,29 @@ pub fn play_arm(
         progress(&gen.stats);
     }
     progress(&gen.stats);
-    handle
-        .join()
-        .map_err(|_| "self-play panicked".to_string())?
-        .map_err(|e| e.to_string())
+    Ok(handle.join().map_err(|_| Error::Panicked)??)
 }
 
 /// Analyses one arm's directory (a single group is expected).
-pub fn analyze_arm(
-    dir: &Path,
-    v: &Arc<Variant>,
-    opts: &AnalysisOptions,
-) -> Result<GroupReport, String> {
+pub fn analyze_arm(dir: &Path, v: &Arc<Variant>, opts: &AnalysisOptions) -> Result<GroupReport> {
     let mut lookup = VariantLookup::new();
     lookup.add(v.clone());
-    let (lf, skipped) =
-        analysis::scan_game_dirs(&[dir.to_path_buf()]).map_err(|e| e.to_string())?;
+    let (lf, skipped) = analysis::scan_game_dirs(&[dir.to_path_buf()])?;
     for s in skipped {
         eprintln!("warning: {s}");
     }
-    let lf = lf.ok_or_else(|| format!("{}: no games", dir.display()))?;
-    let mut reports = analysis::analyze(lf, &lookup, opts).map_err(|e| e.to_string())?;
+    let lf = lf.ok_or_else(|| Error::Study(format!("{}: no games", dir.display())))?;
+    let mut reports = analysis::analyze(lf, &lookup, opts)?;
     let hash = format!("{:016x}", v.rules_hash);
     let i = reports
         .iter()
         .position(|r| r.rules_hash == hash)
-        .ok_or_else(|| format!("{}: no games with rules hash {hash}", dir.display()))?;
+        .ok_or_else(|| {
+            Error::Study(format!(
+                "{}: no games with rules hash {hash}",
+                dir.display()
+            ))
+        })?;
     if reports.len() > 1 {
         eprintln!(
             "warning: {} holds games of {} rule sets; only rules hash {hash} is used",

@@ -18,8 +18,8 @@ use tch::{nn, Device, Kind, Tensor};
 use thiserror::Error;
 use varzero_eval_net::{Arch, Net};
 use varzero_rules::Variant;
-use varzero_selfplay::config::Problems;
-use varzero_selfplay::Rng;
+use varzero_search::Problems;
+use varzero_stats::Rng;
 
 #[derive(Debug, Error)]
 pub enum Error {

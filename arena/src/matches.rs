@@ -7,9 +7,8 @@
 //! A has White, in odd games Black. Games are written, as they finish, to the games table of
 //! the datasets crate (with an empty positions table) and to a text file.
 
+use crate::error::{Error, Result};
 use crate::players::{GameView, Player, PlayerError, PlayerFactory};
-use crate::rng::Rng;
-use crate::stats::{GameScore, Pentanomial, Sprt, SprtDecision, Wdl};
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -19,6 +18,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 use varzero_datasets::GameRecord;
 use varzero_rules::{Color, GameResult, Position, Variant};
+use varzero_stats::{GameScore, Pentanomial, Rng, Sprt, SprtDecision, Wdl};
 
 #[derive(Clone)]
 pub struct MatchConfig {
@@ -91,7 +91,7 @@ pub fn random_openings(
     count: usize,
     plies: u32,
     seed: u64,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>> {
     let mut out = Vec::with_capacity(count);
     for i in 0..count {
         let mut rng = Rng::new(Rng::derive(seed, i as u64));
@@ -112,35 +112,39 @@ pub fn random_openings(
             }
         }
         out.push(found.ok_or_else(|| {
-            format!("no random opening of {plies} plies that does not end the game")
+            Error::Openings(format!(
+                "no random opening of {plies} plies that does not end the game"
+            ))
         })?);
     }
     Ok(out)
 }
 
 /// Reads an openings file: one FEN per line; empty lines and lines starting with `#` are skipped.
-pub fn read_openings(v: &Arc<Variant>, path: &Path) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn read_openings(v: &Arc<Variant>, path: &Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        source: e,
+    })?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let l = line.trim();
         if l.is_empty() || l.starts_with('#') {
             continue;
         }
-        let mut pos =
-            Position::from_fen(v, l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?;
+        let mut pos = Position::from_fen(v, l)
+            .map_err(|e| Error::Openings(format!("{}:{}: {e}", path.display(), i + 1)))?;
         if let Some(o) = pos.outcome() {
-            return Err(format!(
+            return Err(Error::Openings(format!(
                 "{}:{}: the game is already over ({o})",
                 path.display(),
                 i + 1
-            ));
+            )));
         }
         out.push(pos.fen());
     }
     if out.is_empty() {
-        return Err(format!("{}: no openings", path.display()));
+        return Err(Error::Openings(format!("{}: no openings", path.display())));
     }
     Ok(out)
 }
@@ -431,19 +435,14 @@ impl GameWriter {
     /// ([`GameWriter::done`]) are the match's first games when it is resumed. A directory of
     /// another variant, rules or pair of players is refused. Writes `dir/variant.toml` (the
     /// effective variant) for analysis.
-    pub fn create(
-        dir: &Path,
-        variant: &Arc<Variant>,
-        a: &str,
-        b: &str,
-    ) -> Result<GameWriter, String> {
+    pub fn create(dir: &Path, variant: &Arc<Variant>, a: &str, b: &str) -> Result<GameWriter> {
         let rules = varzero_datasets::DatasetRules::new(&variant.name, variant.rules_hash);
-        varzero_datasets::claim(dir, &rules).map_err(|e| e.to_string())?;
-        let (shards, _) = varzero_datasets::list_shards(dir).map_err(|e| e.to_string())?;
+        varzero_datasets::claim(dir, &rules)?;
+        let (shards, _) = varzero_datasets::list_shards(dir)?;
         let seq = shards.iter().map(|s| s.seq + 1).max().unwrap_or(0);
         let mut done = Vec::new();
         for s in &shards {
-            for g in varzero_datasets::read_games(&s.path).map_err(|e| e.to_string())? {
+            for g in varzero_datasets::read_games(&s.path)? {
                 let meta: serde_json::Value = serde_json::from_str(&g.search).unwrap_or_default();
                 let a_white = meta["a_white"].as_bool().unwrap_or(true);
                 let (white, black) = (meta["white"].as_str(), meta["black"].as_str());
@@ -453,12 +452,11 @@ impl GameWriter {
                     (black, white)
                 };
                 if ga != Some(a) || gb != Some(b) {
-                    return Err(format!(
-                        "{} holds games of another match ({} vs {}): choose another --out",
-                        dir.display(),
-                        ga.unwrap_or("?"),
-                        gb.unwrap_or("?")
-                    ));
+                    return Err(Error::OtherMatch {
+                        dir: dir.display().to_string(),
+                        a: ga.unwrap_or("?").to_string(),
+                        b: gb.unwrap_or("?").to_string(),
+                    });
                 }
                 let a_color = if a_white { Color::White } else { Color::Black };
                 let score = match g.result.as_str() {
@@ -472,13 +470,16 @@ impl GameWriter {
         }
         done.sort_by_key(|d| d.0);
         done.dedup_by_key(|d| d.0);
-        write_variant_file(dir, variant)?;
+        varzero_datasets::write_variant_file(dir, variant)?;
         let text_path = dir.join("games.txt");
         let text = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&text_path)
-            .map_err(|e| format!("{}: {e}", text_path.display()))?;
+            .map_err(|e| Error::Io {
+                path: text_path.display().to_string(),
+                source: e,
+            })?;
         Ok(GameWriter {
             dir: dir.to_path_buf(),
             text,
@@ -496,7 +497,7 @@ impl GameWriter {
         &self.done
     }
 
-    pub fn push(&mut self, g: &MatchGame) -> Result<(), String> {
+    pub fn push(&mut self, g: &MatchGame) -> Result<()> {
         let mut t = String::new();
         let _ = writeln!(
             t,
@@ -549,19 +550,19 @@ impl GameWriter {
         if self.buffer.len() >= self.shard_games {
             self.flush()?;
         }
-        self.text
-            .write_all(t.as_bytes())
-            .map_err(|e| format!("{}: {e}", self.dir.join("games.txt").display()))
+        self.text.write_all(t.as_bytes()).map_err(|e| Error::Io {
+            path: self.dir.join("games.txt").display().to_string(),
+            source: e,
+        })
     }
 
     /// Writes the buffered games as one shard.
-    pub fn flush(&mut self) -> Result<(), String> {
+    pub fn flush(&mut self) -> Result<()> {
         if self.buffer.is_empty() {
             return Ok(());
         }
         self.buffer.sort_by_key(|g| g.game_id);
-        varzero_datasets::write_shard(&self.dir, self.seq, &self.tag, &[], &self.buffer)
-            .map_err(|e| e.to_string())?;
+        varzero_datasets::write_shard(&self.dir, self.seq, &self.tag, &[], &self.buffer)?;
         self.seq += 1;
         self.buffer.clear();
         Ok(())
@@ -572,19 +573,4 @@ impl Drop for GameWriter {
     fn drop(&mut self) {
         let _ = self.flush();
     }
-}
-
-/// Writes `dir/variant.toml`, the effective definition of the variant games were played under,
-/// so an analysis can replay them (its rules hash identifies it).
-pub fn write_variant_file(dir: &Path, v: &Variant) -> Result<(), String> {
-    let text = toml::to_string(&v.config).map_err(|e| e.to_string())?;
-    let p = dir.join("variant.toml");
-    std::fs::write(
-        &p,
-        format!(
-            "# The variant these games were played under (rules hash {:016x}).\n{text}",
-            v.rules_hash
-        ),
-    )
-    .map_err(|e| format!("{}: {e}", p.display()))
 }

@@ -24,10 +24,8 @@
 //! the engines differ by elo1) or `LLR ≤ ln(β/(1-α))` (H0, elo0). Empty pentanomial cells
 //! count 0.001 pairs (fishtest's regularisation).
 
+use crate::Z95;
 use std::fmt;
-
-/// 97.5% quantile of the standard normal: a two-sided 95% interval.
-pub const Z95: f64 = 1.959_963_984_540_054;
 
 /// Logistic Elo of a mean score (±infinity at 1 and 0).
 pub fn elo_from_score(s: f64) -> f64 {
@@ -257,19 +255,36 @@ impl Default for Sprt {
     }
 }
 
+/// A bad SPRT specification, by what is wrong.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SprtError {
+    #[error("'{0}': expected KEY=VALUE")]
+    Syntax(String),
+    #[error("'{0}': not a number")]
+    Number(String),
+    #[error("model '{0}': normalized or logistic")]
+    Model(String),
+    #[error("unknown SPRT key '{0}'")]
+    Key(String),
+    #[error("alpha and beta must lie in (0, 1)")]
+    Errors,
+    #[error("elo0 must be below elo1")]
+    Bounds,
+}
+
 impl Sprt {
     /// Parses `elo0=0,elo1=10,alpha=0.05,beta=0.05[,model=normalized|logistic]`; keys not given
     /// keep their defaults (0, 10, 0.05, 0.05, normalized).
-    pub fn parse(s: &str) -> Result<Sprt, String> {
+    pub fn parse(s: &str) -> Result<Sprt, SprtError> {
         let mut t = Sprt::default();
         for part in s.split([',', ' ']).filter(|p| !p.is_empty()) {
             let (k, v) = part
                 .split_once('=')
-                .ok_or_else(|| format!("'{part}': expected KEY=VALUE"))?;
+                .ok_or_else(|| SprtError::Syntax(part.to_string()))?;
             let num = || {
                 v.trim()
                     .parse::<f64>()
-                    .map_err(|_| format!("'{part}': not a number"))
+                    .map_err(|_| SprtError::Number(part.to_string()))
             };
             match k.trim() {
                 "elo0" => t.elo0 = num()?,
@@ -280,22 +295,22 @@ impl Sprt {
                     t.model = match v.trim() {
                         "normalized" | "normalised" => EloModel::Normalized,
                         "logistic" => EloModel::Logistic,
-                        other => return Err(format!("model '{other}': normalized or logistic")),
+                        other => return Err(SprtError::Model(other.to_string())),
                     }
                 }
-                other => return Err(format!("unknown SPRT key '{other}'")),
+                other => return Err(SprtError::Key(other.to_string())),
             }
         }
         t.validate()?;
         Ok(t)
     }
 
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SprtError> {
         if !(self.alpha > 0.0 && self.alpha < 1.0 && self.beta > 0.0 && self.beta < 1.0) {
-            return Err("alpha and beta must lie in (0, 1)".into());
+            return Err(SprtError::Errors);
         }
         if self.elo0.partial_cmp(&self.elo1) != Some(std::cmp::Ordering::Less) {
-            return Err("elo0 must be below elo1".into());
+            return Err(SprtError::Bounds);
         }
         Ok(())
     }

@@ -12,7 +12,7 @@
 //! `LLRcalc.regularize`); normalised Elo `nelo` maps to
 //! `t = 1/2 + nelo √(2 var) ln10/800`, logistic Elo to `t = 1/(1 + 10^(-elo/400))`.
 
-use varzero_selfplay::stats::*;
+use varzero_stats::*;
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol

@@ -8,9 +8,6 @@
 //! second and `bestmove` at the end. A bad command gets an `info string error: ...` line and
 //! changes nothing.
 
-use crate::config::SearchConfig;
-use crate::players::EvaluatorResolver;
-use crate::search::{Limits, SearchInfo, Searcher};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -20,6 +17,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 use varzero_rules::variant::canonical_name;
 use varzero_rules::{Color, Position, Variant};
+use varzero_search::{EvaluatorResolver, Limits, SearchConfig, SearchInfo, Searcher};
 
 /// Where the engine writes; shared with the search thread.
 pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
@@ -466,7 +464,7 @@ impl UciEngine {
             let ev = match self.resolver.resolve(&self.evaluator, &self.variant) {
                 Ok(Some(ev)) => ev,
                 Ok(None) => return self.error(&format!("unknown evaluator '{}'", self.evaluator)),
-                Err(e) => return self.error(&e),
+                Err(e) => return self.error(&e.to_string()),
             };
             let mut searcher = Searcher::new(ev, self.search_cfg.clone());
             searcher.play_on = true;

@@ -8,26 +8,27 @@
 //! Another kind of player is one more arm in [`PlayerSpec`] and an implementation of the two
 //! traits.
 
-use crate::config::SearchConfig;
-use crate::evaluator::{Evaluator, MaterialEvaluator, UniformEvaluator};
-use crate::external::{UciEngineConfig, UciPlayerFactory};
-use crate::rng::Rng;
-use crate::search::{Limits, Searcher};
-use std::fmt;
+use crate::error::{Error, Result};
+use crate::uci_client::{UciEngineConfig, UciPlayerFactory};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use varzero_rules::{Move, Position, Variant};
+use varzero_search::{Evaluator, EvaluatorResolver, Limits, Rng, SearchConfig, Searcher};
 
 /// Why a player produced no legal move: the game is lost by that player.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlayerError {
     /// The engine process died or closed its output.
+    #[error("crash: {0}")]
     Crash(String),
     /// No answer within the time allowed.
+    #[error("timeout: {0}")]
     Timeout(String),
     /// An illegal or malformed move, or none in a position with legal moves.
+    #[error("illegal-move: {0}")]
     IllegalMove(String),
     /// Anything else (cannot start, protocol error).
+    #[error("engine-error: {0}")]
     Failure(String),
 }
 
@@ -48,12 +49,6 @@ impl PlayerError {
             | PlayerError::IllegalMove(m)
             | PlayerError::Failure(m) => m,
         }
-    }
-}
-
-impl fmt::Display for PlayerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.termination(), self.message())
     }
 }
 
@@ -96,38 +91,6 @@ pub trait PlayerFactory: Send + Sync {
     }
 }
 
-/// Finds an evaluator by name for a variant; `Ok(None)` when the name is not its kind.
-pub trait EvaluatorResolver: Send + Sync {
-    fn resolve(
-        &self,
-        name: &str,
-        variant: &Arc<Variant>,
-    ) -> Result<Option<Arc<dyn Evaluator>>, String>;
-    /// Names it knows, for messages.
-    fn known(&self) -> Vec<String>;
-}
-
-/// `material` and `uniform`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct BuiltinEvaluators;
-
-impl EvaluatorResolver for BuiltinEvaluators {
-    fn resolve(
-        &self,
-        name: &str,
-        variant: &Arc<Variant>,
-    ) -> Result<Option<Arc<dyn Evaluator>>, String> {
-        Ok(match name {
-            "material" => Some(Arc::new(MaterialEvaluator::new(variant))),
-            "uniform" => Some(Arc::new(UniformEvaluator)),
-            _ => None,
-        })
-    }
-    fn known(&self) -> Vec<String> {
-        vec!["material".into(), "uniform".into()]
-    }
-}
-
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
@@ -140,10 +103,10 @@ pub enum PlayerSpec {
 }
 
 impl PlayerSpec {
-    pub fn parse(spec: &str) -> Result<PlayerSpec, String> {
+    pub fn parse(spec: &str) -> Result<PlayerSpec> {
         let spec = spec.trim();
         if spec.is_empty() {
-            return Err("empty player spec".into());
+            return Err(Error::Spec("empty player spec".into()));
         }
         if let Some(rest) = spec.strip_prefix("uci:") {
             return UciEngineConfig::parse(rest).map(PlayerSpec::Uci);
@@ -152,12 +115,15 @@ impl PlayerSpec {
             return Ok(PlayerSpec::Random);
         }
         let (ev, n) = spec.rsplit_once('@').ok_or_else(|| {
-            format!("player '{spec}': expected EVALUATOR@PLAYOUTS, random, or uci:COMMAND")
+            Error::Spec(format!(
+                "player '{spec}': expected EVALUATOR@PLAYOUTS, random, or uci:COMMAND"
+            ))
         })?;
-        let playouts: u32 =
-            n.trim().parse().ok().filter(|&p| p > 0).ok_or_else(|| {
-                format!("player '{spec}': playouts '{n}' must be a positive number")
-            })?;
+        let playouts: u32 = n.trim().parse().ok().filter(|&p| p > 0).ok_or_else(|| {
+            Error::Spec(format!(
+                "player '{spec}': playouts '{n}' must be a positive number"
+            ))
+        })?;
         Ok(PlayerSpec::Search {
             evaluator: ev.trim().to_string(),
             playouts,
@@ -172,17 +138,17 @@ impl PlayerSpec {
         variant: &Arc<Variant>,
         resolver: &dyn EvaluatorResolver,
         search: &SearchConfig,
-    ) -> Result<Arc<dyn PlayerFactory>, String> {
+    ) -> Result<Arc<dyn PlayerFactory>> {
         Ok(match self {
             PlayerSpec::Search {
                 evaluator,
                 playouts,
             } => {
                 let ev = resolver.resolve(evaluator, variant)?.ok_or_else(|| {
-                    format!(
+                    Error::Spec(format!(
                         "player '{spec}': unknown evaluator '{evaluator}' (known: {})",
                         resolver.known().join(", ")
-                    )
+                    ))
                 })?;
                 let mut cfg = search.clone();
                 cfg.playouts = *playouts;
@@ -204,7 +170,7 @@ pub fn parse_player(
     variant: &Arc<Variant>,
     resolver: &dyn EvaluatorResolver,
     search: &SearchConfig,
-) -> Result<Arc<dyn PlayerFactory>, String> {
+) -> Result<Arc<dyn PlayerFactory>> {
     PlayerSpec::parse(spec)?.factory(spec, variant, resolver, search)
 }
 

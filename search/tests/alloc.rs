@@ -6,8 +6,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use varzero_rules::{Position, Variant};
-use varzero_selfplay::mcts::{Leaf, Tree};
-use varzero_selfplay::SearchConfig;
+use varzero_search::tree::{Leaf, Tree};
+use varzero_search::SearchConfig;
 
 struct Counting;
 

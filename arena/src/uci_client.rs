@@ -11,6 +11,7 @@
 //! before `UCI_Variant`, e.g. `option.VariantPath=variants.ini`). Arguments are split like a
 //! shell does (quotes and backslashes).
 
+use crate::error::{Error, Result};
 use crate::players::{GameView, Player, PlayerError, PlayerFactory};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -39,7 +40,7 @@ pub struct UciEngineConfig {
 
 /// Splits a command line like a POSIX shell (no expansions): whitespace separates words,
 /// quotes group, a backslash escapes the next character outside single quotes.
-pub fn split_command(s: &str) -> Result<Vec<String>, String> {
+pub fn split_command(s: &str) -> Result<Vec<String>> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;
@@ -52,7 +53,7 @@ pub fn split_command(s: &str) -> Result<Vec<String>, String> {
                     match chars.next() {
                         Some('\'') => break,
                         Some(x) => cur.push(x),
-                        None => return Err(format!("unclosed ' in '{s}'")),
+                        None => return Err(Error::Spec(format!("unclosed ' in '{s}'"))),
                     }
                 }
             }
@@ -63,10 +64,10 @@ pub fn split_command(s: &str) -> Result<Vec<String>, String> {
                         Some('"') => break,
                         Some('\\') => match chars.next() {
                             Some(x) => cur.push(x),
-                            None => return Err(format!("trailing \\ in '{s}'")),
+                            None => return Err(Error::Spec(format!("trailing \\ in '{s}'"))),
                         },
                         Some(x) => cur.push(x),
-                        None => return Err(format!("unclosed \" in '{s}'")),
+                        None => return Err(Error::Spec(format!("unclosed \" in '{s}'"))),
                     }
                 }
             }
@@ -74,7 +75,7 @@ pub fn split_command(s: &str) -> Result<Vec<String>, String> {
                 in_word = true;
                 match chars.next() {
                     Some(x) => cur.push(x),
-                    None => return Err(format!("trailing \\ in '{s}'")),
+                    None => return Err(Error::Spec(format!("trailing \\ in '{s}'"))),
                 }
             }
             c if c.is_whitespace() => {
@@ -97,7 +98,7 @@ pub fn split_command(s: &str) -> Result<Vec<String>, String> {
 
 impl UciEngineConfig {
     /// Parses what follows `uci:`.
-    pub fn parse(s: &str) -> Result<UciEngineConfig, String> {
+    pub fn parse(s: &str) -> Result<UciEngineConfig> {
         let mut cfg = UciEngineConfig::default();
         let (cmd, keys) = match s.rsplit_once('@') {
             Some((c, k)) if k.contains('=') => (c, Some(k)),
@@ -105,7 +106,7 @@ impl UciEngineConfig {
         };
         cfg.command = split_command(cmd)?;
         if cfg.command.is_empty() {
-            return Err("uci: needs a command".into());
+            return Err(Error::Spec("uci: needs a command".into()));
         }
         for kv in keys
             .unwrap_or("")
@@ -113,15 +114,15 @@ impl UciEngineConfig {
             .map(str::trim)
             .filter(|k| !k.is_empty())
         {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("uci engine setting '{kv}': expected KEY=VALUE"))?;
+            let (k, v) = kv.split_once('=').ok_or_else(|| {
+                Error::Spec(format!("uci engine setting '{kv}': expected KEY=VALUE"))
+            })?;
             let num = |what: &str| {
                 v.trim()
                     .parse::<u64>()
                     .ok()
                     .filter(|&x| x > 0)
-                    .ok_or_else(|| format!("{what} '{v}' must be a positive number"))
+                    .ok_or_else(|| Error::Spec(format!("{what} '{v}' must be a positive number")))
             };
             match k.trim() {
                 "nodes" => cfg.nodes = Some(num("nodes")?),
@@ -134,17 +135,17 @@ impl UciEngineConfig {
                     cfg.options.push((k[7..].to_string(), v.trim().to_string()))
                 }
                 other => {
-                    return Err(format!(
+                    return Err(Error::Spec(format!(
                         "unknown uci engine setting '{other}' (nodes, movetime, depth, timeout, \
                          variant, name, option.NAME)"
-                    ))
+                    )))
                 }
             }
         }
         if cfg.nodes.is_none() && cfg.movetime.is_none() && cfg.depth.is_none() {
-            return Err(format!(
+            return Err(Error::Spec(format!(
                 "uci:{s}: give a search budget, e.g. @nodes=1000 or @movetime=100"
-            ));
+            )));
         }
         Ok(cfg)
     }

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 use varzero_rules::{Color, GameResult, Position, Termination, Variant};
-use varzero_selfplay::mcts::{terminal_value, Leaf, NodeState, Tree};
-use varzero_selfplay::{
+use varzero_search::tree::{terminal_value, Leaf, NodeState, Tree};
+use varzero_search::{
     best_move, Batch, Evaluation, Evaluator, Rng, SearchConfig, UniformEvaluator,
 };
 

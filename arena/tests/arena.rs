@@ -4,14 +4,14 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use varzero_arena::matches::{
+    self as arena, Arena, GameWriter, MatchConfig, MatchGame, MatchSummary,
+};
+use varzero_arena::players::{parse_player, PlayerError, PlayerFactory, PlayerSpec};
 use varzero_datasets::{list_shards, read_games};
 use varzero_rules::{Position, Variant};
-use varzero_selfplay::arena::{self, Arena, GameWriter, MatchConfig, MatchGame, MatchSummary};
-use varzero_selfplay::players::{
-    parse_player, BuiltinEvaluators, PlayerError, PlayerFactory, PlayerSpec,
-};
-use varzero_selfplay::stats::{EloModel, Sprt};
-use varzero_selfplay::SearchConfig;
+use varzero_search::{BuiltinEvaluators, SearchConfig};
+use varzero_stats::{EloModel, Sprt};
 
 fn factory(spec: &str, v: &Arc<Variant>) -> Arc<dyn PlayerFactory> {
     parse_player(spec, v, &BuiltinEvaluators, &SearchConfig::default()).unwrap()
@@ -119,7 +119,8 @@ fn player_specs() {
         &SearchConfig::default(),
     )
     .err()
-    .unwrap();
+    .unwrap()
+    .to_string();
     assert!(err.contains("unknown evaluator"), "{err}");
 }
 
@@ -292,7 +293,10 @@ fn openings_file_and_random_openings() {
     let o = arena::read_openings(&v, &p).unwrap();
     assert_eq!(o.len(), 2);
     std::fs::write(&p, "not a fen\n").unwrap();
-    assert!(arena::read_openings(&v, &p).unwrap_err().contains(":1:"));
+    assert!(arena::read_openings(&v, &p)
+        .unwrap_err()
+        .to_string()
+        .contains(":1:"));
     let r = arena::random_openings(&v, 5, 6, 3).unwrap();
     assert_eq!(r.len(), 5);
     assert_eq!(r, arena::random_openings(&v, 5, 6, 3).unwrap(), "seeded");
@@ -306,7 +310,7 @@ fn openings_file_and_random_openings() {
 #[test]
 fn search_player_takes_a_hanging_rook() {
     use std::sync::atomic::AtomicBool;
-    use varzero_selfplay::players::GameView;
+    use varzero_arena::players::GameView;
     let v = Variant::builtin("makruk").unwrap();
     // White's rook on a1 can take the undefended black rook on a7.
     let fen = "4k3/r7/8/8/8/8/8/R3K3 w - - 0 1";

@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use varzero_rules::{Position, Variant};
-use varzero_selfplay::players::BuiltinEvaluators;
-use varzero_selfplay::uci_engine::{Output, UciEngine};
-use varzero_selfplay::SearchConfig;
+use varzero_search::BuiltinEvaluators;
+use varzero_search::SearchConfig;
+use varzero_uci::{Output, UciEngine};
 
 /// Input fed line by line from the test.
 struct ChanInput {

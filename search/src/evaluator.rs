@@ -159,3 +159,40 @@ mod tests {
         assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6);
     }
 }
+
+/// Finds an evaluator by name for a variant; `Ok(None)` when the name is not its kind.
+pub trait EvaluatorResolver: Send + Sync {
+    fn resolve(
+        &self,
+        name: &str,
+        variant: &Arc<Variant>,
+    ) -> Result<Option<Arc<dyn Evaluator>>, ResolveError>;
+    /// Names it knows, for messages.
+    fn known(&self) -> Vec<String>;
+}
+
+/// `material` and `uniform`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BuiltinEvaluators;
+
+impl EvaluatorResolver for BuiltinEvaluators {
+    fn resolve(
+        &self,
+        name: &str,
+        variant: &Arc<Variant>,
+    ) -> Result<Option<Arc<dyn Evaluator>>, ResolveError> {
+        Ok(match name {
+            "material" => Some(Arc::new(MaterialEvaluator::new(variant))),
+            "uniform" => Some(Arc::new(UniformEvaluator)),
+            _ => None,
+        })
+    }
+    fn known(&self) -> Vec<String> {
+        vec!["material".into(), "uniform".into()]
+    }
+}
+
+/// Why an evaluator named by a player, an engine option or a config could not be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ResolveError(pub String);

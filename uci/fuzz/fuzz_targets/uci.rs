@@ -6,9 +6,9 @@ use libfuzzer_sys::fuzz_target;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use varzero_rules::Variant;
-use varzero_selfplay::players::BuiltinEvaluators;
-use varzero_selfplay::uci_engine::{Output, UciEngine};
-use varzero_selfplay::SearchConfig;
+use varzero_search::BuiltinEvaluators;
+use varzero_uci::{Output, UciEngine};
+use varzero_search::SearchConfig;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

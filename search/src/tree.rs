@@ -3,8 +3,8 @@
 //! between searches, so a playout allocates nothing once the arenas have grown.
 
 use crate::config::SearchConfig;
-use crate::rng::Rng;
 use varzero_rules::{Color, GameResult, Move, Position};
+use varzero_stats::Rng;
 
 pub const NONE: u32 = u32::MAX;
 
@@ -178,6 +178,17 @@ impl Tree {
                     node = child;
                     path.push(node);
                 }
+            }
+        }
+    }
+
+    /// Takes back what an aborted search left pending (virtual losses, leaves waiting for an
+    /// evaluation that will not come), so a reused tree starts clean.
+    pub fn clear_pending(&mut self) {
+        for n in &mut self.nodes {
+            n.vloss = 0;
+            if n.state == NodeState::Pending {
+                n.state = NodeState::Unexpanded;
             }
         }
     }

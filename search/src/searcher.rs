@@ -4,8 +4,9 @@
 //! follows the last searched one by moves in the tree (the opponent's reply included).
 
 use crate::config::SearchConfig;
-use crate::evaluator::{Batch, Evaluation, Evaluator};
-use crate::mcts::{Leaf, NodeState, Proof, Tree, NONE};
+use crate::evaluator::Evaluator;
+use crate::round::Round;
+use crate::tree::{Leaf, NodeState, Proof, Tree, NONE};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -70,12 +71,7 @@ pub struct Searcher {
     /// The position at the tree's root: its FEN before any move, and the moves from there.
     root_start: String,
     root_moves: Vec<Move>,
-    batch: Batch,
-    eval: Evaluation,
-    pending: Vec<(u32, u32)>,
-    paths: Vec<u32>,
-    path: Vec<u32>,
-    moves: Vec<Move>,
+    round: Round,
 }
 
 /// The FEN a position was set up from, and the moves made since.
@@ -98,12 +94,7 @@ impl Searcher {
             tree: Tree::new(),
             root_start: String::new(),
             root_moves: Vec::new(),
-            batch: Batch::default(),
-            eval: Evaluation::default(),
-            pending: Vec::new(),
-            paths: Vec::new(),
-            path: Vec::new(),
-            moves: Vec::new(),
+            round: Round::default(),
         }
     }
 
@@ -128,13 +119,8 @@ impl Searcher {
         } else {
             self.tree.reset();
         }
-        // A reused root may still hold pending virtual losses of an aborted search: clear them.
-        for n in &mut self.tree.nodes {
-            n.vloss = 0;
-            if n.state == NodeState::Pending {
-                n.state = NodeState::Unexpanded;
-            }
-        }
+        // A reused root may still hold pending virtual losses of an aborted search.
+        self.tree.clear_pending();
         let root = self.tree.root as usize;
         if self.play_on && self.tree.nodes[root].state == NodeState::Terminal {
             self.tree.reset();
@@ -193,19 +179,12 @@ impl Searcher {
         if moves.is_empty() {
             return;
         }
-        self.moves.clear();
-        self.moves.extend(moves.iter().copied());
-        let root = self.tree.root;
-        self.tree.open(root, &self.moves);
-        self.batch.clear();
-        self.batch.push(&*self.evaluator, pos, &self.moves);
-        self.evaluator.evaluate(&self.batch, &mut self.eval);
-        let (m0, m1) = self.batch.ranges[0];
-        self.tree.apply_evaluation(
-            &[root],
-            &self.eval.priors[m0 as usize..m1 as usize],
-            self.eval.wdl[0],
-        );
+        let ev = self.evaluator.clone();
+        self.round.clear();
+        self.round
+            .open_root(0, &mut self.tree, pos, moves.as_slice(), &*ev);
+        self.round
+            .evaluate(&*ev, std::slice::from_mut(&mut self.tree), |t| t);
     }
 
     /// Searches `pos` until a limit is reached or `stop` is set; `report` is called about once
@@ -257,25 +236,11 @@ impl Searcher {
             let remaining = limits
                 .playouts
                 .map_or(per_call, |p| p.saturating_sub(root.visits as u64).max(1));
-            self.batch.clear();
-            self.pending.clear();
-            self.paths.clear();
+            self.round.clear();
             for _ in 0..per_call.min(remaining) {
-                self.path.clear();
-                let leaf = self.tree.descend(&mut pos, &self.cfg, &mut self.path);
-                let d = self.path.len() as u32 - 1;
-                if let Leaf::NeedsEval(node) = leaf {
-                    self.moves.clear();
-                    self.moves
-                        .extend(self.tree.edges_of(node).iter().map(|e| e.mv));
-                    self.batch.push(&*ev, &pos, &self.moves);
-                    let s = self.paths.len() as u32;
-                    self.paths.extend_from_slice(&self.path);
-                    self.pending.push((s, self.paths.len() as u32));
-                }
-                for _ in 0..d {
-                    pos.unmake();
-                }
+                let (leaf, d) = self
+                    .round
+                    .descend(0, &mut self.tree, &mut pos, &self.cfg, &*ev);
                 if leaf == Leaf::Collision {
                     break;
                 }
@@ -283,17 +248,8 @@ impl Searcher {
                 depth_sum += d as u64;
                 seldepth = seldepth.max(d);
             }
-            if self.batch.n > 0 {
-                ev.evaluate(&self.batch, &mut self.eval);
-                for (i, &(a, b)) in self.pending.iter().enumerate() {
-                    let (m0, m1) = self.batch.ranges[i];
-                    self.tree.apply_evaluation(
-                        &self.paths[a as usize..b as usize],
-                        &self.eval.priors[m0 as usize..m1 as usize],
-                        self.eval.wdl[i],
-                    );
-                }
-            }
+            self.round
+                .evaluate(&*ev, std::slice::from_mut(&mut self.tree), |t| t);
             if last_report.elapsed() >= Duration::from_secs(1) {
                 last_report = Instant::now();
                 report(&self.info(start, playouts, depth_sum, seldepth));

@@ -1,0 +1,17 @@
+//! Matches between players: the arena (`matches`: games in pairs of the same opening with
+//! colours swapped, several at once, scored with the statistics of `varzero-stats`, written
+//! as a games table that a killed match resumes from), the players (`players`: a search with
+//! an evaluator, random, or an external engine) and the UCI client that drives an external
+//! engine such as Fairy-Stockfish as a separate program (`uci_client`).
+
+mod error;
+pub mod matches;
+pub mod players;
+pub mod uci_client;
+
+pub use error::{Error, Result};
+pub use matches::{
+    random_openings, read_openings, Arena, GameWriter, MatchConfig, MatchGame, MatchState,
+    MatchSummary,
+};
+pub use players::{parse_player, PlayerFactory, PlayerSpec};

@@ -1,0 +1,158 @@
+//! Search settings: defaults here, a run config's `[search]` table over them, and
+//! command-line options over that; and `Problems`, the one way every config is checked.
+
+use serde::{Deserialize, Serialize};
+
+/// PUCT search settings (AlphaZero / lc0 / KataGo conventions).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Playouts per full search (root visits to reach, counting reused ones).
+    pub playouts: u32,
+    /// Exploration constant of PUCT.
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child is valued at the parent's value minus this.
+    pub fpu_reduction: f32,
+    /// Dirichlet noise at the root of full searches in self-play: concentration and weight.
+    pub dirichlet_alpha: f32,
+    pub dirichlet_epsilon: f32,
+    /// Move choice: visit counts to the power 1/T for the first `temperature_plies` plies of the
+    /// game, then the most visited move.
+    pub temperature: f32,
+    pub temperature_plies: u32,
+    /// Playout-cap randomisation (KataGo): this fraction of moves is searched with
+    /// `cheap_playouts`, without noise, and not used as a policy target. 0 disables it.
+    pub cheap_fraction: f32,
+    pub cheap_playouts: u32,
+    /// Keep the subtree of the chosen move for the next search.
+    pub tree_reuse: bool,
+    /// Leaves gathered per game per evaluator call (virtual loss keeps them apart).
+    pub leaves_per_game: u32,
+    /// Virtual loss added to each node on a pending path.
+    pub virtual_loss: f32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            playouts: 200,
+            c_puct: 1.5,
+            fpu_reduction: 0.25,
+            dirichlet_alpha: 0.3,
+            dirichlet_epsilon: 0.25,
+            temperature: 1.0,
+            temperature_plies: 20,
+            cheap_fraction: 0.0,
+            cheap_playouts: 50,
+            tree_reuse: true,
+            leaves_per_game: 4,
+            virtual_loss: 1.0,
+        }
+    }
+}
+/// Collects the problems of a config, one `section.key: what is wrong (got X)` line each, so a
+/// file and a command-line flag are checked by the same code before anything is written.
+#[derive(Debug, Default)]
+pub struct Problems(pub Vec<String>);
+
+impl Problems {
+    /// Notes `key` unless `ok`.
+    pub fn check(&mut self, ok: bool, key: &str, want: &str, got: impl std::fmt::Display) {
+        if !ok {
+            self.0.push(format!("{key}: {want} (got {got})"));
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Display for Problems {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.join("; "))
+    }
+}
+impl SearchConfig {
+    /// Adds every out-of-range setting to `p` (keys prefixed by `section`).
+    pub fn check(&self, section: &str, p: &mut Problems) {
+        let k = |name: &str| format!("{section}.{name}");
+        p.check(
+            self.playouts >= 1,
+            &k("playouts"),
+            "at least 1",
+            self.playouts,
+        );
+        p.check(
+            self.c_puct.is_finite() && self.c_puct > 0.0,
+            &k("c_puct"),
+            "a positive number",
+            self.c_puct,
+        );
+        p.check(
+            self.fpu_reduction.is_finite(),
+            &k("fpu_reduction"),
+            "a number",
+            self.fpu_reduction,
+        );
+        p.check(
+            self.dirichlet_alpha.is_finite() && self.dirichlet_alpha > 0.0,
+            &k("dirichlet_alpha"),
+            "a positive number",
+            self.dirichlet_alpha,
+        );
+        for (name, x) in [
+            ("dirichlet_epsilon", self.dirichlet_epsilon),
+            ("cheap_fraction", self.cheap_fraction),
+        ] {
+            p.check((0.0..=1.0).contains(&x), &k(name), "between 0 and 1", x);
+        }
+        p.check(
+            self.temperature.is_finite() && self.temperature >= 0.0,
+            &k("temperature"),
+            "a number at least 0",
+            self.temperature,
+        );
+        p.check(
+            self.cheap_playouts >= 1,
+            &k("cheap_playouts"),
+            "at least 1",
+            self.cheap_playouts,
+        );
+        p.check(
+            self.leaves_per_game >= 1,
+            &k("leaves_per_game"),
+            "at least 1",
+            self.leaves_per_game,
+        );
+        p.check(
+            self.virtual_loss.is_finite() && self.virtual_loss >= 0.0,
+            &k("virtual_loss"),
+            "a number at least 0",
+            self.virtual_loss,
+        );
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_bad_values_are_named() {
+        let mut p = Problems::default();
+        SearchConfig::default().check("search", &mut p);
+        assert!(p.is_empty(), "{p}");
+        let s = SearchConfig {
+            playouts: 0,
+            c_puct: -1.0,
+            cheap_fraction: f32::NAN,
+            ..SearchConfig::default()
+        };
+        s.check("search", &mut p);
+        let text = p.to_string();
+        for key in ["search.playouts", "search.c_puct", "search.cheap_fraction"] {
+            assert!(text.contains(key), "{key} not named: {text}");
+        }
+        assert_eq!(p.0.len(), 3, "{text}");
+    }
+}

@@ -1,0 +1,136 @@
+//! One batched playout round, the only place gather, evaluate and scatter are written: descents
+//! in one or many trees gather their leaves (virtual loss keeps a tree's descents apart), one
+//! evaluator call scores them all, and each result completes its leaf in its tree. The
+//! self-play generator runs a round over all its games, the searcher over its one tree.
+
+use crate::config::SearchConfig;
+use crate::evaluator::{Batch, Evaluation, Evaluator};
+use crate::tree::{Leaf, Tree};
+use varzero_rules::{Move, Position};
+
+/// The buffers of a round, reused from round to round (nothing is allocated once they grew).
+#[derive(Default)]
+pub struct Round {
+    batch: Batch,
+    eval: Evaluation,
+    /// Per queued leaf: the index of its tree, and its path's span in `paths`.
+    pending: Vec<(u32, u32, u32)>,
+    paths: Vec<u32>,
+    path: Vec<u32>,
+    moves: Vec<Move>,
+}
+
+impl Round {
+    /// Starts a new round.
+    pub fn clear(&mut self) {
+        self.batch.clear();
+        self.pending.clear();
+        self.paths.clear();
+    }
+
+    /// Leaves waiting for the evaluator.
+    pub fn len(&self) -> usize {
+        self.batch.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.batch.n == 0
+    }
+
+    /// One descent from the root of `tree` (the caller's tree number `tree_id`) on `pos`: a
+    /// leaf that needs the evaluator is queued with its moves. `pos` is back at the root on
+    /// return. Returns the leaf and the playout's depth in plies.
+    pub fn descend(
+        &mut self,
+        tree_id: u32,
+        tree: &mut Tree,
+        pos: &mut Position,
+        cfg: &SearchConfig,
+        ev: &dyn Evaluator,
+    ) -> (Leaf, u32) {
+        self.path.clear();
+        let leaf = tree.descend(pos, cfg, &mut self.path);
+        let depth = self.path.len() as u32 - 1;
+        if let Leaf::NeedsEval(node) = leaf {
+            self.moves.clear();
+            self.moves.extend(tree.edges_of(node).iter().map(|e| e.mv));
+            self.queue(tree_id, pos, ev);
+        }
+        for _ in 0..depth {
+            pos.unmake();
+        }
+        (leaf, depth)
+    }
+
+    /// Queues `tree`'s root as a leaf with `moves` as its edges, whatever the rules say of the
+    /// position (a root the caller searches on past an end of our rules).
+    pub fn open_root(
+        &mut self,
+        tree_id: u32,
+        tree: &mut Tree,
+        pos: &Position,
+        moves: &[Move],
+        ev: &dyn Evaluator,
+    ) {
+        tree.open(tree.root, moves);
+        self.path.clear();
+        self.path.push(tree.root);
+        self.moves.clear();
+        self.moves.extend_from_slice(moves);
+        self.queue(tree_id, pos, ev);
+    }
+
+    fn queue(&mut self, tree_id: u32, pos: &Position, ev: &dyn Evaluator) {
+        self.batch.push(ev, pos, &self.moves);
+        let s = self.paths.len() as u32;
+        self.paths.extend_from_slice(&self.path);
+        self.pending.push((tree_id, s, self.paths.len() as u32));
+    }
+
+    /// Evaluates the queued leaves in one call and completes each in its tree: the tree of
+    /// leaf `i` is `tree_of(&mut items[tree_id])`.
+    pub fn evaluate<T>(
+        &mut self,
+        ev: &dyn Evaluator,
+        items: &mut [T],
+        tree_of: impl Fn(&mut T) -> &mut Tree,
+    ) {
+        if self.batch.n == 0 {
+            return;
+        }
+        ev.evaluate(&self.batch, &mut self.eval);
+        for (i, &(t, a, b)) in self.pending.iter().enumerate() {
+            let (m0, m1) = self.batch.ranges[i];
+            tree_of(&mut items[t as usize]).apply_evaluation(
+                &self.paths[a as usize..b as usize],
+                &self.eval.priors[m0 as usize..m1 as usize],
+                self.eval.wdl[i],
+            );
+        }
+    }
+}
+
+/// The best move found by a search of `playouts` from `pos` (no noise, one leaf per round),
+/// for tests and tools.
+pub fn best_move(
+    pos: &Position,
+    ev: &dyn Evaluator,
+    cfg: &SearchConfig,
+    playouts: u32,
+) -> Option<Move> {
+    use crate::tree::NodeState;
+    let mut pos = pos.clone();
+    let mut tree = Tree::new();
+    let mut round = Round::default();
+    let mut guard = 0;
+    while tree.root().state != NodeState::Terminal
+        && tree.root().visits < playouts
+        && guard < playouts * 4 + 10
+    {
+        guard += 1;
+        round.clear();
+        round.descend(0, &mut tree, &mut pos, cfg, ev);
+        round.evaluate(ev, std::slice::from_mut(&mut tree), |t| t);
+    }
+    tree.best_root_move()
+}
