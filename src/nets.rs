@@ -1,6 +1,7 @@
 //! Evaluators by name for players and the pipeline: `net:FILE` loads a trained net (checked
 //! against the variant), anything else goes to the built-in evaluators.
 
+use anyhow::Result;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use varzero_rules::Variant;
@@ -36,9 +37,8 @@ impl EvaluatorResolver for NetResolver {
         if let Some(ev) = self.cache.lock().unwrap().get(&key) {
             return Ok(Some(ev.clone()));
         }
-        let ev =
-            crate::selfplay_cmd::net_evaluator(std::path::Path::new(file), variant, &self.device)
-                .map_err(|e| ResolveError(crate::one_line(&e)))?;
+        let ev = net_evaluator(std::path::Path::new(file), variant, &self.device)
+            .map_err(|e| ResolveError(crate::one_line(&e)))?;
         self.cache.lock().unwrap().insert(key, ev.clone());
         Ok(Some(ev))
     }
@@ -47,4 +47,28 @@ impl EvaluatorResolver for NetResolver {
         k.push("net:FILE.safetensors".into());
         k
     }
+}
+
+/// A net as an evaluator, checked against the variant.
+pub fn net_evaluator(
+    path: &std::path::Path,
+    v: &Arc<varzero_rules::Variant>,
+    device: &str,
+) -> Result<Arc<dyn Evaluator>> {
+    let device = varzero_eval_net::parse_device(device).map_err(anyhow::Error::msg)?;
+    let net = varzero_eval_net::Net::load(path, v, device)?;
+    let id = format!(
+        "net:{}@{}",
+        path.file_name()
+            .map(|f| f.to_string_lossy().to_string())
+            .unwrap_or_default(),
+        net.meta.step
+    );
+    Ok(varzero_eval_net::NetEvaluator::new(net, id))
+}
+
+/// The evaluators players and engines can name: `net:FILE` (a trained net on `device`) and
+/// the built-in ones.
+pub fn evaluators(device: &str) -> Arc<dyn EvaluatorResolver> {
+    Arc::new(NetResolver::new(device))
 }

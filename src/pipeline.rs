@@ -1,13 +1,15 @@
-//! `varzero pipeline --config configs/runs/NAME.toml`: the AlphaZero loop. Generation 0 plays
+//! The AlphaZero loop (`varzero pipeline`) as stages. Generation 0 plays
 //! with the material evaluator; each generation trains a net on the window of the newest
 //! positions, plays its self-play games with it, and plays a short match against the previous
 //! generation (score with a 95% interval, recorded; optional gating). Everything lives in one
 //! run directory, and every stage resumes from what is on disk, so rerunning the same command
-//! continues an interrupted run.
+//! continues an interrupted run. The stages are functions ([`selfplay_generation`],
+//! [`train_generation`], [`rate_generation`], [`rate_last_against_gen0`]) that talk only
+//! through the run directory: [`run`] calls them one by one, and workers on other machines can
+//! call them for their part of a run.
 
 use crate::nets::NetResolver;
 use anyhow::{Context, Result};
-use clap::Args;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,24 +20,6 @@ use varzero_rules::Variant;
 use varzero_search::{Evaluator, MaterialEvaluator, SearchConfig};
 use varzero_selfplay::{Generator, SelfplayConfig};
 use varzero_trainer::TrainConfig;
-
-#[derive(Args)]
-pub struct PipelineArgs {
-    /// Run configuration (see configs/runs/).
-    #[arg(long)]
-    pub config: PathBuf,
-    /// Run directory (default: runs/NAME).
-    #[arg(long)]
-    pub dir: Option<PathBuf>,
-    /// Any key of the run config, e.g. `--param generations=3 --param playouts=32
-    /// --param train.arch.blocks=2` (a bare key is looked up at the top level, then in
-    /// [search], [selfplay] and [train]); applied after --config.
-    #[arg(long = "param", value_name = "KEY=VALUE")]
-    pub params: Vec<String>,
-    /// No progress bars (for logs).
-    #[arg(long)]
-    pub quiet: bool,
-}
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -134,18 +118,18 @@ fn default_device() -> String {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct MatchRecord {
-    generation: u32,
-    opponent: String,
-    games: u64,
-    wins: u64,
-    draws: u64,
-    losses: u64,
-    score: f64,
-    score_low: f64,
-    score_high: f64,
-    elo: f64,
-    accepted: bool,
+pub struct MatchRecord {
+    pub generation: u32,
+    pub opponent: String,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub score: f64,
+    pub score_low: f64,
+    pub score_high: f64,
+    pub elo: f64,
+    pub accepted: bool,
 }
 
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
@@ -162,7 +146,7 @@ fn check_same_run(path: &Path, cfg: &PipelineConfig) -> Result<()> {
         return Ok(());
     };
     // Through the config type, so a key added since (with its default) is not a difference.
-    let old: PipelineConfig = crate::parse_toml(path, &text)?;
+    let old: PipelineConfig = crate::config::parse_toml(path, &text)?;
     let old = toml::Table::try_from(&old)?;
     let new = toml::Table::try_from(cfg)?;
     let mut differ: Vec<&str> = old
@@ -183,40 +167,26 @@ fn check_same_run(path: &Path, cfg: &PipelineConfig) -> Result<()> {
     Ok(())
 }
 
-fn progress_bar(quiet: bool, len: u64, unit: &str) -> indicatif::ProgressBar {
-    if quiet {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(&format!(
-            "{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}"
-        ))
-        .unwrap(),
-    );
-    bar
-}
-
-fn model_path(dir: &Path, gen: u32) -> PathBuf {
+pub fn model_path(dir: &Path, gen: u32) -> PathBuf {
     dir.join("models").join(format!("gen-{gen:03}.safetensors"))
 }
 
-fn match_path(dir: &Path, gen: u32) -> PathBuf {
+pub fn match_path(dir: &Path, gen: u32) -> PathBuf {
     dir.join("logs").join(format!("match-gen-{gen:03}.json"))
 }
 
-fn final_match_path(dir: &Path) -> PathBuf {
+pub fn final_match_path(dir: &Path) -> PathBuf {
     dir.join("logs").join("match-last-vs-gen-000.json")
 }
 
-fn read_record(path: &Path) -> Option<MatchRecord> {
+pub fn read_record(path: &Path) -> Option<MatchRecord> {
     std::fs::read_to_string(path)
         .ok()
         .and_then(|t| serde_json::from_str::<MatchRecord>(&t).ok())
 }
 
 impl MatchRecord {
-    fn line(&self) -> String {
+    pub fn line(&self) -> String {
         format!(
             "match vs {}: score {:.3} [{:.3}, {:.3}] (W {} D {} L {}) elo {:+.0}{}",
             self.opponent,
@@ -266,7 +236,7 @@ fn play_match(
     };
     varzero_eval_net::share_threads(mc.concurrency);
     let arena = Arena::new(mc, factory(me)?, factory(opp)?);
-    let bar = progress_bar(quiet, pairs * 2, "games");
+    let bar = crate::progress::progress_bar(quiet, pairs * 2, "games");
     let summary = arena.run(&mut |_, st| {
         bar.set_position(st.wdl.games());
         bar.set_message(format!(
@@ -276,12 +246,7 @@ fn play_match(
     });
     bar.finish_and_clear();
     let w = &summary.state.wdl;
-    let n = w.games().max(1) as f64;
-    let score = w.points() / n;
-    let sd = {
-        let m2 = (w.wins as f64 + 0.25 * w.draws as f64) / n;
-        ((m2 - score * score).max(0.0) / n).sqrt()
-    };
+    let score = varzero_stats::score_interval(w.wins, w.draws, w.losses);
     Ok(MatchRecord {
         generation,
         opponent: opp.to_string(),
@@ -289,16 +254,16 @@ fn play_match(
         wins: w.wins,
         draws: w.draws,
         losses: w.losses,
-        score,
-        score_low: (score - 1.96 * sd).max(0.0),
-        score_high: (score + 1.96 * sd).min(1.0),
+        score: score.value,
+        score_low: score.lower,
+        score_high: score.upper,
         elo: w.elo().elo,
-        accepted: !cfg.gating || score >= cfg.gate_score,
+        accepted: !cfg.gating || score.value >= cfg.gate_score,
     })
 }
 
 /// The net self-play uses in generation `gen`: the newest accepted one before it.
-fn selfplay_net(dir: &Path, gen: u32) -> Option<PathBuf> {
+pub fn selfplay_net(dir: &Path, gen: u32) -> Option<PathBuf> {
     (1..=gen).rev().find_map(|g| {
         let m = model_path(dir, g);
         let accepted = read_record(&match_path(dir, g)).is_none_or(|r| r.accepted);
@@ -306,25 +271,232 @@ fn selfplay_net(dir: &Path, gen: u32) -> Option<PathBuf> {
     })
 }
 
-pub fn run(a: PipelineArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&a.config)
-        .with_context(|| format!("cannot read {}", a.config.display()))?;
-    let cfg: PipelineConfig = crate::parse_toml(&a.config, &text)?;
-    let cfg = crate::params::apply_params(&cfg, &a.params, &["search", "selfplay", "train"])?;
-    cfg.check()
-        .with_context(|| format!("{}", a.config.display()))?;
-    let dir = a
-        .dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("runs").join(&cfg.name));
+/// The run directory: `dir` made ready for `cfg` (refused when it holds another run's config;
+/// the effective config written by rename).
+pub fn open_run(dir: &Path, cfg: &PipelineConfig) -> Result<()> {
+    cfg.check()?;
     for d in ["selfplay", "models", "logs", "training"] {
         std::fs::create_dir_all(dir.join(d))
             .with_context(|| format!("cannot create {}", dir.join(d).display()))?;
     }
-    check_same_run(&dir.join("config.toml"), &cfg)?;
-    write_atomic(&dir.join("config.toml"), &toml::to_string(&cfg)?)?;
-    let v = Variant::builtin(&cfg.variant)?;
+    check_same_run(&dir.join("config.toml"), cfg)?;
+    write_atomic(&dir.join("config.toml"), &toml::to_string(cfg)?)
+}
+
+/// Stage 1 of generation `gen`: its self-play games (resuming what is there), with the newest
+/// accepted net, or the material evaluator in generation 0.
+pub fn selfplay_generation(
+    dir: &Path,
+    cfg: &PipelineConfig,
+    v: &Arc<Variant>,
+    gen: u32,
+    quiet: bool,
+) -> Result<()> {
+    let sp = dir.join("selfplay").join(format!("gen-{gen:03}"));
+    let net = selfplay_net(dir, gen);
+    let ev: Arc<dyn Evaluator> = match &net {
+        Some(p) => crate::nets::net_evaluator(p, v, &cfg.device)?,
+        None => Arc::new(MaterialEvaluator::new(v)),
+    };
+    let mut run = cfg.selfplay.clone();
+    run.seed = cfg.selfplay.seed.wrapping_add(gen as u64 * 1_000_003);
+    let t = Instant::now();
+    varzero_eval_net::share_threads(cfg.selfplay.threads);
+    let mut search = cfg.search.clone();
+    if let (None, Some(p)) = (&net, cfg.gen0_playouts) {
+        search.playouts = p;
+    }
+    let g = Arc::new(Generator::new(v.clone(), ev.clone(), search, run));
+    let s = crate::progress::run_with_progress(g, &sp, cfg.games_per_generation, quiet)?;
+    println!(
+        "gen {gen}: self-play with {}: {} games ({} already there), {} positions, {:.0} s",
+        ev.id(),
+        s.games_played,
+        s.games_already_done,
+        s.positions,
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Stage 2: the net of generation `next`, trained on the window of generations `0..next`
+/// (resuming from its checkpoint; nothing to do when its model is there).
+pub fn train_generation(
+    dir: &Path,
+    cfg: &PipelineConfig,
+    v: &Arc<Variant>,
+    next: u32,
+    quiet: bool,
+) -> Result<()> {
+    let model = model_path(dir, next);
+    if model.exists() {
+        return Ok(());
+    }
+    let net = selfplay_net(dir, next - 1);
+    let data: Vec<PathBuf> = (0..next)
+        .map(|g| dir.join("selfplay").join(format!("gen-{g:03}")))
+        .collect();
+    let out = dir.join("training").join(format!("gen-{next:03}"));
+    varzero_eval_net::share_threads(1);
+    let bar = crate::progress::progress_bar(quiet, cfg.train.steps, "steps");
+    let t = Instant::now();
+    let summary = varzero_trainer::train(
+        v,
+        &data,
+        &out,
+        net.as_deref(),
+        &cfg.train,
+        varzero_eval_net::parse_device(&cfg.device).map_err(anyhow::Error::msg)?,
+        &mut |l| {
+            bar.set_position(l.step);
+            bar.set_message(format!(
+                "loss {:.3}  acc {:.2}/{:.2}  {:.0} samples/s",
+                l.loss, l.policy_acc, l.value_acc, l.samples_per_s
+            ));
+        },
+    )?;
+    bar.finish_and_clear();
+    for ext in ["json", "safetensors"] {
+        let from = summary.model.with_extension(ext);
+        let to = model.with_extension(ext);
+        let tmp = to.with_extension(format!("{ext}.tmp"));
+        std::fs::copy(&from, &tmp).with_context(|| format!("cannot copy {}", from.display()))?;
+        std::fs::rename(&tmp, &to)?;
+    }
+    let (f, l) = (
+        summary.first.unwrap_or_default(),
+        summary.last.unwrap_or_default(),
+    );
+    let _ = std::fs::copy(
+        out.join("train_log.csv"),
+        dir.join("logs").join(format!("train-gen-{next:03}.csv")),
+    );
+    let _ = std::fs::copy(
+        out.join("train_curves.png"),
+        dir.join("logs").join(format!("train-gen-{next:03}.png")),
+    );
+    println!(
+        "gen {next}: trained {} steps on {} positions in {:.0} s: loss {:.3} -> {:.3}, policy acc {:.2} -> {:.2}",
+        summary.steps_done,
+        summary.samples,
+        t.elapsed().as_secs_f64(),
+        f.loss,
+        l.loss,
+        f.policy_acc,
+        l.policy_acc
+    );
+    Ok(())
+}
+
+/// Stage 3: generation `next`'s net against the net self-play used before it (or the material
+/// evaluator), recorded in `logs/match-gen-NNN.json` (nothing to do when it is there).
+pub fn rate_generation(
+    dir: &Path,
+    cfg: &PipelineConfig,
+    v: &Arc<Variant>,
+    next: u32,
+    quiet: bool,
+) -> Result<()> {
+    let mp = match_path(dir, next);
+    if mp.exists() {
+        return Ok(());
+    }
     let resolver = NetResolver::new(&cfg.device);
+    let me = format!(
+        "net:{}@{}",
+        model_path(dir, next).display(),
+        cfg.match_playouts
+    );
+    let opp = match selfplay_net(dir, next - 1) {
+        Some(p) => format!("net:{}@{}", p.display(), cfg.match_playouts),
+        None => format!("material@{}", cfg.match_playouts),
+    };
+    let rec = play_match(
+        v,
+        &resolver,
+        cfg,
+        next,
+        &me,
+        &opp,
+        cfg.selfplay.seed ^ next as u64,
+        quiet,
+    )?;
+    write_atomic(&mp, &serde_json::to_string_pretty(&rec)?)?;
+    println!("gen {next}: {}", rec.line());
+    Ok(())
+}
+
+/// The last generation against generation 0 (the material evaluator): what the loop gained.
+/// A record of an earlier last generation (the run was extended since) is played again.
+pub fn rate_last_against_gen0(
+    dir: &Path,
+    cfg: &PipelineConfig,
+    v: &Arc<Variant>,
+    quiet: bool,
+) -> Result<Option<MatchRecord>> {
+    let last = cfg.generations;
+    let fp = final_match_path(dir);
+    let current = read_record(&fp).is_some_and(|r| r.generation == last);
+    if last >= 2 && model_path(dir, last).exists() && !current {
+        let resolver = NetResolver::new(&cfg.device);
+        let me = format!(
+            "net:{}@{}",
+            model_path(dir, last).display(),
+            cfg.match_playouts
+        );
+        let opp = format!("material@{}", cfg.match_playouts);
+        let mut rec = play_match(
+            v,
+            &resolver,
+            cfg,
+            last,
+            &me,
+            &opp,
+            cfg.selfplay.seed ^ 0xf1a1,
+            quiet,
+        )?;
+        rec.accepted = true; // gating is about the previous generation, not this one
+        write_atomic(&fp, &serde_json::to_string_pretty(&rec)?)?;
+    }
+    Ok(read_record(&fp).filter(|r| r.generation == last))
+}
+
+/// `logs/matches.csv`, rebuilt from the per-generation records and `last`.
+pub fn write_matches_csv(
+    dir: &Path,
+    cfg: &PipelineConfig,
+    last: Option<MatchRecord>,
+) -> Result<()> {
+    let mut csv = String::from(
+        "generation,opponent,games,wins,draws,losses,score,score_low,score_high,elo,accepted\n",
+    );
+    let records = (1..=cfg.generations)
+        .filter_map(|g| read_record(&match_path(dir, g)))
+        .chain(last);
+    for r in records {
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{:.4},{:.4},{:.4},{:.1},{}\n",
+            r.generation,
+            r.opponent,
+            r.games,
+            r.wins,
+            r.draws,
+            r.losses,
+            r.score,
+            r.score_low,
+            r.score_high,
+            r.elo,
+            r.accepted
+        ));
+    }
+    write_atomic(&dir.join("logs").join("matches.csv"), &csv)
+}
+
+/// The whole loop in `dir`: every stage of every generation, each skipped when its output is
+/// there.
+pub fn run(dir: &Path, cfg: &PipelineConfig, quiet: bool) -> Result<()> {
+    open_run(dir, cfg)?;
+    let v = Variant::builtin(&cfg.variant)?;
     let start = Instant::now();
     println!(
         "pipeline {} ({}): {} generations in {}",
@@ -334,167 +506,20 @@ pub fn run(a: PipelineArgs) -> Result<()> {
         dir.display()
     );
     for gen in 0..cfg.generations {
-        // Self-play.
-        let sp = dir.join("selfplay").join(format!("gen-{gen:03}"));
-        let net = selfplay_net(&dir, gen);
-        let ev: Arc<dyn Evaluator> = match &net {
-            Some(p) => crate::selfplay_cmd::net_evaluator(p, &v, &cfg.device)?,
-            None => Arc::new(MaterialEvaluator::new(&v)),
-        };
-        let mut run = cfg.selfplay.clone();
-        run.seed = cfg.selfplay.seed.wrapping_add(gen as u64 * 1_000_003);
-        let t = Instant::now();
-        varzero_eval_net::share_threads(cfg.selfplay.threads);
-        let mut search = cfg.search.clone();
-        if let (None, Some(p)) = (&net, cfg.gen0_playouts) {
-            search.playouts = p;
-        }
-        let g = Arc::new(Generator::new(v.clone(), ev.clone(), search, run));
-        let s = crate::selfplay_cmd::run_with_progress(g, &sp, cfg.games_per_generation, a.quiet)?;
-        println!(
-            "gen {gen}: self-play with {}: {} games ({} already there), {} positions, {:.0} s",
-            ev.id(),
-            s.games_played,
-            s.games_already_done,
-            s.positions,
-            t.elapsed().as_secs_f64()
-        );
-        // Training.
-        let next = gen + 1;
-        let model = model_path(&dir, next);
-        if !model.exists() {
-            let data: Vec<PathBuf> = (0..=gen)
-                .map(|g| dir.join("selfplay").join(format!("gen-{g:03}")))
-                .collect();
-            let out = dir.join("training").join(format!("gen-{next:03}"));
-            varzero_eval_net::share_threads(1);
-            let bar = progress_bar(a.quiet, cfg.train.steps, "steps");
-            let t = Instant::now();
-            let summary = varzero_trainer::train(
-                &v,
-                &data,
-                &out,
-                net.as_deref(),
-                &cfg.train,
-                varzero_eval_net::parse_device(&cfg.device).map_err(anyhow::Error::msg)?,
-                &mut |l| {
-                    bar.set_position(l.step);
-                    bar.set_message(format!(
-                        "loss {:.3}  acc {:.2}/{:.2}  {:.0} samples/s",
-                        l.loss, l.policy_acc, l.value_acc, l.samples_per_s
-                    ));
-                },
-            )?;
-            bar.finish_and_clear();
-            for ext in ["json", "safetensors"] {
-                let from = summary.model.with_extension(ext);
-                let to = model.with_extension(ext);
-                let tmp = to.with_extension(format!("{ext}.tmp"));
-                std::fs::copy(&from, &tmp)
-                    .with_context(|| format!("cannot copy {}", from.display()))?;
-                std::fs::rename(&tmp, &to)?;
-            }
-            let (f, l) = (
-                summary.first.unwrap_or_default(),
-                summary.last.unwrap_or_default(),
-            );
-            let _ = std::fs::copy(
-                out.join("train_log.csv"),
-                dir.join("logs").join(format!("train-gen-{next:03}.csv")),
-            );
-            let _ = std::fs::copy(
-                out.join("train_curves.png"),
-                dir.join("logs").join(format!("train-gen-{next:03}.png")),
-            );
-            println!(
-                "gen {next}: trained {} steps on {} positions in {:.0} s: loss {:.3} -> {:.3}, policy acc {:.2} -> {:.2}",
-                summary.steps_done,
-                summary.samples,
-                t.elapsed().as_secs_f64(),
-                f.loss,
-                l.loss,
-                f.policy_acc,
-                l.policy_acc
-            );
-        }
-        // Match against the previous generation.
-        let mp = match_path(&dir, next);
-        if !mp.exists() {
-            let me = format!("net:{}@{}", model.display(), cfg.match_playouts);
-            let opp = match &net {
-                Some(p) => format!("net:{}@{}", p.display(), cfg.match_playouts),
-                None => format!("material@{}", cfg.match_playouts),
-            };
-            let rec = play_match(
-                &v,
-                &resolver,
-                &cfg,
-                next,
-                &me,
-                &opp,
-                cfg.selfplay.seed ^ next as u64,
-                a.quiet,
-            )?;
-            write_atomic(&mp, &serde_json::to_string_pretty(&rec)?)?;
-            println!("gen {next}: {}", rec.line());
-        }
+        selfplay_generation(dir, cfg, &v, gen, quiet)?;
+        train_generation(dir, cfg, &v, gen + 1, quiet)?;
+        rate_generation(dir, cfg, &v, gen + 1, quiet)?;
     }
-    // The last generation against generation 0 (the material evaluator): what the loop gained.
-    let last = cfg.generations;
-    let fp = final_match_path(&dir);
-    // A record of an earlier last generation (the run was extended since) is played again.
-    let current = read_record(&fp).is_some_and(|r| r.generation == last);
-    if last >= 2 && model_path(&dir, last).exists() && !current {
-        let me = format!(
-            "net:{}@{}",
-            model_path(&dir, last).display(),
-            cfg.match_playouts
-        );
-        let opp = format!("material@{}", cfg.match_playouts);
-        let mut rec = play_match(
-            &v,
-            &resolver,
-            &cfg,
-            last,
-            &me,
-            &opp,
-            cfg.selfplay.seed ^ 0xf1a1,
-            a.quiet,
-        )?;
-        rec.accepted = true; // gating is about the previous generation, not this one
-        write_atomic(&fp, &serde_json::to_string_pretty(&rec)?)?;
-    }
-    let last_record = read_record(&fp).filter(|r| r.generation == last);
-    if let Some(r) = &last_record {
+    let last = rate_last_against_gen0(dir, cfg, &v, quiet)?;
+    if let Some(r) = &last {
         println!("gen {} vs gen 0: {}", r.generation, r.line());
     }
-    // A CSV of all matches, rebuilt from the per-generation records.
-    let mut csv = String::from(
-        "generation,opponent,games,wins,draws,losses,score,score_low,score_high,elo,accepted\n",
+    write_matches_csv(dir, cfg, last)?;
+    println!(
+        "done in {:.0} s. outputs: {}/{{selfplay,models,logs,training}} (config.toml, logs/matches.csv)",
+        start.elapsed().as_secs_f64(),
+        dir.display()
     );
-    let records = (1..=cfg.generations)
-        .filter_map(|g| read_record(&match_path(&dir, g)))
-        .chain(last_record);
-    for r in records {
-        {
-            csv.push_str(&format!(
-                "{},{},{},{},{},{},{:.4},{:.4},{:.4},{:.1},{}\n",
-                r.generation,
-                r.opponent,
-                r.games,
-                r.wins,
-                r.draws,
-                r.losses,
-                r.score,
-                r.score_low,
-                r.score_high,
-                r.elo,
-                r.accepted
-            ));
-        }
-    }
-    write_atomic(&dir.join("logs").join("matches.csv"), &csv)?;
-    println!("done in {:.0} s. outputs: {}/{{selfplay,models,logs,training}} (config.toml, logs/matches.csv)", start.elapsed().as_secs_f64(), dir.display());
     Ok(())
 }
 
@@ -514,9 +539,9 @@ mod tests {
                 continue;
             }
             let text = std::fs::read_to_string(&path).unwrap();
-            let table: toml::Table = crate::parse_toml(&path, &text).unwrap();
+            let table: toml::Table = crate::config::parse_toml(&path, &text).unwrap();
             if table.contains_key("generations") {
-                let cfg: PipelineConfig = crate::parse_toml(&path, &text).unwrap();
+                let cfg: PipelineConfig = crate::config::parse_toml(&path, &text).unwrap();
                 Variant::builtin(&cfg.variant).unwrap();
                 assert_eq!(
                     Some(cfg.name.as_str()),
@@ -525,7 +550,7 @@ mod tests {
                     path.display()
                 );
             } else {
-                let _: crate::selfplay_cmd::RunConfig = crate::parse_toml(&path, &text).unwrap();
+                let _: crate::config::RunConfig = crate::config::parse_toml(&path, &text).unwrap();
             }
             let mut previous = "";
             for (i, line) in text.lines().enumerate() {

@@ -5,7 +5,7 @@
 use libfuzzer_sys::fuzz_target;
 
 #[allow(dead_code)]
-#[path = "../../../src/probe.rs"]
+#[path = "../../../src/commands/probe.rs"]
 mod probe;
 
 fuzz_target!(|data: &[u8]| {

@@ -153,7 +153,7 @@ pub fn run(a: StudyArgs) -> Result<()> {
         );
     }
     let search = cfg.search_config();
-    let resolver = crate::match_cmd::evaluators("cpu");
+    let resolver = varzero::nets::evaluators("cpu");
     eprintln!(
         "study {}: a = {la} (rules {:016x}), b = {lb} (rules {:016x}); {} games each, {}@{}",
         cfg.name, va.rules_hash, vb.rules_hash, cfg.games, cfg.evaluator, search.playouts

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use std::path::PathBuf;
 use std::sync::Arc;
 use varzero_rules::Variant;
-use varzero_trainer::{OptimizerKind, TrainConfig};
+use varzero_trainer::OptimizerKind;
 
 #[derive(Args)]
 pub struct TrainArgs {
@@ -78,33 +78,12 @@ pub fn variant_of_data(dirs: &[PathBuf]) -> Result<Arc<Variant>> {
         .with_context(|| format!("the datasets name variant '{}'", rules.variant))
 }
 
-pub fn train_config(path: &Option<PathBuf>) -> Result<TrainConfig> {
-    #[derive(serde::Deserialize)]
-    struct File {
-        #[serde(default)]
-        train: TrainConfig,
-    }
-    Ok(match path {
-        None => TrainConfig::default(),
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read {}", p.display()))?;
-            let t: toml::Table = crate::parse_toml(p, &text)?;
-            let only =
-                toml::Table::from_iter(t.get("train").map(|v| ("train".to_string(), v.clone())));
-            only.try_into::<File>()
-                .map_err(|e| anyhow::anyhow!("{}: [train]: {}", p.display(), e.message()))?
-                .train
-        }
-    })
-}
-
 pub fn run(a: TrainArgs) -> Result<()> {
     let variant = match &a.variant_file {
         Some(f) => Variant::from_file(f)?,
         None => variant_of_data(&a.data)?,
     };
-    let mut cfg = train_config(&a.config)?;
+    let mut cfg = varzero::config::train_config(&a.config)?;
     if let Some(x) = a.steps {
         cfg.steps = x;
     }

@@ -2,22 +2,14 @@
 //! several at once, with a progress bar (score, Elo with its 95% interval, SPRT LLR); games go
 //! to a dataset directory (games table) and a text file. The last line of stdout is the result.
 
-use crate::VariantArg;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
-use std::sync::Arc;
+use varzero::config::VariantArg;
 use varzero_arena::matches::{self as arena, Arena, GameWriter, MatchConfig, MatchState};
 use varzero_arena::players::parse_player;
-use varzero_search::EvaluatorResolver;
 use varzero_stats::{EloModel, Sprt, SprtDecision};
-
-/// The evaluators players and engines can name: `net:FILE` (a trained net on `device`) and
-/// the built-in ones.
-pub fn evaluators(device: &str) -> Arc<dyn EvaluatorResolver> {
-    Arc::new(crate::nets::NetResolver::new(device))
-}
 
 #[derive(Args)]
 pub struct MatchArgs {
@@ -130,8 +122,8 @@ pub fn run(a: MatchArgs) -> Result<()> {
         varzero_eval_net::share_threads(a.concurrency);
     }
     let sprt = sprt_of(&a)?;
-    let search = crate::selfplay_cmd::load_run_config(&a.config)?.search;
-    let resolver = evaluators(&a.device);
+    let search = varzero::config::load_run_config(&a.config)?.search;
+    let resolver = varzero::nets::evaluators(&a.device);
     let pa = parse_player(&a.player_a, &v, &*resolver, &search)
         .map_err(|e| anyhow::anyhow!("player A: {e}"))?;
     let pb = parse_player(&a.player_b, &v, &*resolver, &search)

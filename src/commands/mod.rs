@@ -1,0 +1,15 @@
+//! One file per verb of the command line (as KataGo's `command/`): its arguments and its run
+//! function. Commands do not call each other; what they share is the `varzero` library.
+
+pub mod analyze;
+pub mod bench;
+pub mod r#match;
+pub mod perft;
+pub mod pipeline;
+pub mod play;
+pub mod probe;
+pub mod selfplay;
+pub mod study;
+pub mod train;
+pub mod uci;
+pub mod variant;

@@ -1,0 +1,134 @@
+//! `varzero selfplay`: generate games into a dataset directory, with a progress bar.
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+use varzero::config::VariantArg;
+use varzero_search::{Evaluator, MaterialEvaluator, UniformEvaluator};
+use varzero_selfplay::Generator;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum EvaluatorKind {
+    Uniform,
+    Material,
+}
+
+#[derive(Args)]
+pub struct SelfplayArgs {
+    #[command(flatten)]
+    pub variant: VariantArg,
+    /// Games the output directory should hold when done (a rerun continues to this number).
+    #[arg(long)]
+    pub games: u64,
+    /// Dataset directory (shards are written here).
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, value_enum, default_value = "material")]
+    pub evaluator: EvaluatorKind,
+    /// A trained net (`.safetensors`, its JSON sidecar beside it): overrides --evaluator.
+    #[arg(long)]
+    pub net: Option<PathBuf>,
+    /// Device for the net: cpu, cuda or cuda:N.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// Run configuration (TOML with [search] and [selfplay]); options below override it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Playouts per full search.
+    #[arg(long)]
+    pub playouts: Option<u32>,
+    /// Worker threads.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Games each worker advances at once (their leaves share one evaluator batch).
+    #[arg(long)]
+    pub games_per_worker: Option<usize>,
+    /// Seed of the first game; game i uses seed + i, so a rerun or another worker count plays
+    /// the same games.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Positions per shard.
+    #[arg(long)]
+    pub shard_positions: Option<usize>,
+    /// Fraction of cheap (playout-capped) searches.
+    #[arg(long)]
+    pub cheap_fraction: Option<f32>,
+    /// Any search or self-play setting, e.g. `--param c_puct=2.0 --param dirichlet_alpha=0.15
+    /// --param selfplay.noise=false` (keys of `[search]` and `[selfplay]`, see
+    /// search/src/config.rs and selfplay/src/config.rs); applied after --config and the options above.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// No progress bar (for logs).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn run(a: SelfplayArgs) -> Result<()> {
+    let v = a.variant.load()?;
+    let mut cfg = varzero::config::load_run_config(&a.config)?;
+    if let Some(p) = a.playouts {
+        cfg.search.playouts = p;
+    }
+    if let Some(c) = a.cheap_fraction {
+        cfg.search.cheap_fraction = c;
+    }
+    if let Some(t) = a.threads {
+        cfg.selfplay.threads = t;
+    }
+    if let Some(g) = a.games_per_worker {
+        cfg.selfplay.games_per_worker = g;
+    }
+    if let Some(s) = a.seed {
+        cfg.selfplay.seed = s;
+    }
+    if let Some(s) = a.shard_positions {
+        cfg.selfplay.shard_positions = s;
+    }
+    let cfg = varzero::config::apply_run_params(&cfg, &a.params)?;
+    cfg.check()?;
+    let ev: Arc<dyn Evaluator> = match (&a.net, a.evaluator) {
+        (Some(path), _) => {
+            varzero_eval_net::share_threads(cfg.selfplay.threads);
+            varzero::nets::net_evaluator(path, &v, &a.device)?
+        }
+        (None, EvaluatorKind::Uniform) => Arc::new(UniformEvaluator),
+        (None, EvaluatorKind::Material) => Arc::new(MaterialEvaluator::new(&v)),
+    };
+    let gen = Arc::new(Generator::new(
+        v.clone(),
+        ev,
+        cfg.search.clone(),
+        cfg.selfplay.clone(),
+    ));
+    let stats = gen.stats.clone();
+    let start = Instant::now();
+    let summary = varzero::progress::run_with_progress(gen, &a.out, a.games, a.quiet)?;
+    for s in &summary.skipped_shards {
+        eprintln!("warning: {s}");
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let games = stats.games.load(Ordering::Relaxed);
+    println!(
+        "selfplay {}: {} games played ({} already there), {} positions in {} shards, {:.1} s",
+        v.name,
+        summary.games_played,
+        summary.games_already_done,
+        summary.positions,
+        summary.shards_written,
+        secs
+    );
+    println!(
+        "W/D/L {}/{}/{}  mean length {:.1} plies  {:.0} positions/s  {:.0} playouts/s  -> {}",
+        stats.white_wins.load(Ordering::Relaxed),
+        stats.draws.load(Ordering::Relaxed),
+        stats.black_wins.load(Ordering::Relaxed),
+        stats.plies.load(Ordering::Relaxed) as f64 / games.max(1) as f64,
+        summary.positions as f64 / secs.max(1e-9),
+        stats.playouts.load(Ordering::Relaxed) as f64 / secs.max(1e-9),
+        a.out.display()
+    );
+    Ok(())
+}

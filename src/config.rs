@@ -1,0 +1,246 @@
+//! Run configurations as files and flags: TOML read with `FILE:LINE` errors, `--param
+//! KEY=VALUE` over any key, the `[search]`/`[selfplay]` config of `varzero selfplay`, the
+//! `[train]` table, and the variant a command plays (`--variant`, `--variant-file`, `--set`).
+//! A file and a flag go through the same checks before anything is written.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+use varzero_rules::Variant;
+use varzero_search::SearchConfig;
+use varzero_selfplay::SelfplayConfig;
+use varzero_trainer::TrainConfig;
+
+/// Which variant: a shipped one by name, or a user's file.
+#[derive(Args, Clone)]
+pub struct VariantArg {
+    /// A shipped variant (`varzero variant list`), or Fairy-Stockfish's name for it.
+    #[arg(long, short = 'v', default_value = "makruk")]
+    pub variant: String,
+    /// A variant file (TOML); overrides --variant.
+    #[arg(long)]
+    pub variant_file: Option<PathBuf>,
+    /// Rule overrides, e.g. `--set stalemate=loss` or `--set rules.face_off=none`.
+    #[arg(long = "set")]
+    pub sets: Vec<String>,
+}
+
+impl VariantArg {
+    pub fn load(&self) -> Result<Arc<Variant>> {
+        let v = match &self.variant_file {
+            Some(p) => Variant::from_file(p)?,
+            None => Variant::builtin(&self.variant)?,
+        };
+        Ok(if self.sets.is_empty() {
+            v
+        } else {
+            v.with_overrides(&self.sets)?
+        })
+    }
+}
+
+/// A TOML file parsed into `T`; an error names the file and line (`FILE:LINE: message`).
+pub fn parse_toml<T: DeserializeOwned>(path: &std::path::Path, text: &str) -> Result<T> {
+    toml::from_str(text).map_err(|e| {
+        let at = varzero_rules::toml_location(&path.display().to_string(), text, &e);
+        anyhow::anyhow!("{at}: {}", e.message())
+    })
+}
+
+/// A run configuration file: `[search]` and `[selfplay]` tables (all keys optional).
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    #[serde(default)]
+    pub search: SearchConfig,
+    #[serde(default)]
+    pub selfplay: SelfplayConfig,
+}
+
+impl RunConfig {
+    /// Every out-of-range setting, named (`search.playouts: at least 1 (got 0)`): the file and
+    /// the flags are checked together, before anything is written.
+    pub fn check(&self) -> Result<()> {
+        let mut p = varzero_search::Problems::default();
+        self.search.check("search", &mut p);
+        self.selfplay.check("selfplay", &mut p);
+        if !p.is_empty() {
+            bail!("{p}");
+        }
+        Ok(())
+    }
+}
+
+/// `cfg` with `key=value` settings applied; a bare key is looked up in `[search]`, then in
+/// `[selfplay]`.
+pub fn apply_run_params(cfg: &RunConfig, params: &[String]) -> Result<RunConfig> {
+    apply_params(cfg, params, &["search", "selfplay"])
+}
+
+pub fn load_run_config(path: &Option<PathBuf>) -> Result<RunConfig> {
+    match path {
+        None => Ok(RunConfig::default()),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            parse_toml(p, &text)
+        }
+    }
+}
+
+pub fn train_config(path: &Option<PathBuf>) -> Result<TrainConfig> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[serde(default)]
+        train: TrainConfig,
+    }
+    Ok(match path {
+        None => TrainConfig::default(),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            let t: toml::Table = parse_toml(p, &text)?;
+            let only =
+                toml::Table::from_iter(t.get("train").map(|v| ("train".to_string(), v.clone())));
+            only.try_into::<File>()
+                .map_err(|e| anyhow::anyhow!("{}: [train]: {}", p.display(), e.message()))?
+                .train
+        }
+    })
+}
+
+/// `cfg` with `key=value` settings applied. A dotted key (`train.arch.blocks`) names its table;
+/// a bare key is looked up at the top level, then in each of `sections` in turn. The value is
+/// read as TOML (a number, `true`, `"text"`) or else taken as a string.
+pub fn apply_params<T: Serialize + DeserializeOwned>(
+    cfg: &T,
+    params: &[String],
+    sections: &[&str],
+) -> Result<T> {
+    let mut table = toml::Table::try_from(cfg)?;
+    for param in params {
+        let Some((key, value)) = param.split_once('=') else {
+            bail!("--param {param}: expected KEY=VALUE");
+        };
+        let key = key.trim();
+        let path: Vec<&str> = if key.contains('.') {
+            key.split('.').collect()
+        } else if table.get(key).is_some_and(|v| !v.is_table()) {
+            vec![key]
+        } else {
+            match sections.iter().find(|s| has(&table, &[s, key])) {
+                Some(s) => vec![s, key],
+                None => bail!(
+                    "--param {param}: no key `{key}` in {} (known: {})",
+                    where_(sections),
+                    known(&table, sections)
+                ),
+            }
+        };
+        let (name, parents) = path.split_last().expect("a key has a name");
+        let mut sec = &mut table;
+        for (i, p) in parents.iter().enumerate() {
+            match sec.get_mut(*p).and_then(|v| v.as_table_mut()) {
+                Some(t) => sec = t,
+                None => bail!("--param {param}: no section `{}`", parents[..=i].join(".")),
+            }
+        }
+        if sec.get(*name).is_none_or(|v| v.is_table()) {
+            let mut k: Vec<&str> = sec
+                .iter()
+                .filter(|(_, v)| !v.is_table())
+                .map(|(k, _)| k.as_str())
+                .collect();
+            k.sort_unstable();
+            bail!(
+                "--param {param}: no key `{name}` in [{}] (known: {})",
+                parents.join("."),
+                k.join(", ")
+            );
+        }
+        let value = value.trim();
+        let parsed = format!("v = {value}")
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(value.to_string()));
+        sec.insert(name.to_string(), parsed);
+    }
+    T::deserialize(toml::Value::Table(table))
+        .map_err(|e| anyhow::anyhow!("--param: {}", e.message()))
+}
+
+fn has(table: &toml::Table, path: &[&str]) -> bool {
+    match path {
+        [] => false,
+        [k] => table.get(*k).is_some_and(|v| !v.is_table()),
+        [s, rest @ ..] => table
+            .get(*s)
+            .and_then(|v| v.as_table())
+            .is_some_and(|t| has(t, rest)),
+    }
+}
+
+fn where_(sections: &[&str]) -> String {
+    let names: Vec<String> = sections.iter().map(|s| format!("[{s}]")).collect();
+    names.join(" or ")
+}
+
+/// The sorted keys of these sections, for an error message.
+fn known(table: &toml::Table, sections: &[&str]) -> String {
+    let mut k: Vec<&str> = sections
+        .iter()
+        .filter_map(|s| table.get(*s).and_then(|t| t.as_table()))
+        .flat_map(|t| {
+            t.iter()
+                .filter(|(_, v)| !v.is_table())
+                .map(|(k, _)| k.as_str())
+        })
+        .collect();
+    k.sort_unstable();
+    k.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(list: &[&str]) -> Result<RunConfig> {
+        let v: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+        apply_run_params(&RunConfig::default(), &v)
+    }
+
+    #[test]
+    fn params_set_search_and_selfplay_keys() {
+        let c = params(&[
+            "c_puct=2.5",
+            "search.tree_reuse=false",
+            "noise=false",
+            "selfplay.seed=9",
+        ])
+        .unwrap();
+        assert_eq!(c.search.c_puct, 2.5);
+        assert!(!c.search.tree_reuse);
+        assert!(!c.selfplay.noise);
+        assert_eq!(c.selfplay.seed, 9);
+        // Everything else keeps its default.
+        assert_eq!(c.search.playouts, SearchConfig::default().playouts);
+    }
+
+    #[test]
+    fn bad_params_name_the_problem() {
+        let e = params(&["c_pucct=2"]).unwrap_err().to_string();
+        assert!(
+            e.contains("no key `c_pucct`") && e.contains("c_puct"),
+            "{e}"
+        );
+        let e = params(&["playouts=many"]).unwrap_err().to_string();
+        assert!(e.contains("playouts") || e.contains("invalid"), "{e}");
+        let e = params(&["c_puct"]).unwrap_err().to_string();
+        assert!(e.contains("KEY=VALUE"), "{e}");
+        let e = params(&["mcts.c_puct=1"]).unwrap_err().to_string();
+        assert!(e.contains("no section `mcts`"), "{e}");
+    }
+}
