@@ -16,6 +16,9 @@ pub enum Error {
     Mismatch { path: String, diffs: String },
     #[error("{path}: {source}")]
     Torch { path: String, source: tch::TchError },
+    /// A device name that is not `cpu`, `cuda` or `cuda:N`, or CUDA where there is none.
+    #[error("{0}")]
+    Device(String),
 }
 
 impl Error {

@@ -55,17 +55,19 @@ fn default_threads() -> i32 {
 }
 
 /// `cpu`, `cuda` or `cuda:N`.
-pub fn parse_device(s: &str) -> std::result::Result<tch::Device, String> {
+pub fn parse_device(s: &str) -> Result<tch::Device> {
     match s {
         "cpu" => Ok(tch::Device::Cpu),
         "cuda" if tch::Cuda::is_available() => Ok(tch::Device::Cuda(0)),
         _ if s.starts_with("cuda:") && tch::Cuda::is_available() => s[5..]
             .parse()
             .map(tch::Device::Cuda)
-            .map_err(|_| format!("bad device '{s}'")),
-        _ if s.starts_with("cuda") => Err(format!(
+            .map_err(|_| Error::Device(format!("bad device '{s}'"))),
+        _ if s.starts_with("cuda") => Err(Error::Device(format!(
             "device '{s}': CUDA is not available (build with --features cuda on a GPU machine)"
-        )),
-        _ => Err(format!("unknown device '{s}' (cpu, cuda, cuda:N)")),
+        ))),
+        _ => Err(Error::Device(format!(
+            "unknown device '{s}' (cpu, cuda, cuda:N)"
+        ))),
     }
 }

@@ -38,6 +38,17 @@ fn without_move_limit(v: &Arc<Variant>) -> Arc<Variant> {
         .unwrap_or_else(|_| v.clone())
 }
 
+/// A `go` command that cannot be read.
+#[derive(Debug, thiserror::Error)]
+enum GoError {
+    #[error("'go {0}' needs a number")]
+    Number(String),
+    #[error("'searchmoves' is not supported")]
+    SearchMoves,
+    #[error("unknown 'go' parameter '{0}'")]
+    Unknown(String),
+}
+
 /// Fairy-Stockfish's names of our variants, offered besides ours.
 const FSF_ALIASES: &[&str] = &["cambodian", "karouk", "ajaxxiangqi", "elephantchess"];
 
@@ -374,17 +385,17 @@ impl UciEngine {
         self.pos = Some(pos);
     }
 
-    fn limits(&self, rest: &str) -> Result<Limits, String> {
+    fn limits(&self, rest: &str) -> Result<Limits, GoError> {
         let toks: Vec<&str> = rest.split_whitespace().collect();
         let mut l = Limits::default();
         let (mut wtime, mut btime, mut winc, mut binc, mut mtg) = (None, None, 0u64, 0u64, None);
         let mut i = 0;
         while i < toks.len() {
-            let num = |j: usize| -> Result<u64, String> {
+            let num = |j: usize| -> Result<u64, GoError> {
                 toks.get(j)
                     .and_then(|t| t.parse::<i64>().ok())
                     .map(|x| x.max(0) as u64)
-                    .ok_or_else(|| format!("'go {}' needs a number", toks[j - 1]))
+                    .ok_or_else(|| GoError::Number(toks[j - 1].to_string()))
             };
             match toks[i] {
                 "infinite" => l.infinite = true,
@@ -414,9 +425,9 @@ impl UciEngine {
                     i += 1;
                 }
                 "searchmoves" => {
-                    return Err("'searchmoves' is not supported".into());
+                    return Err(GoError::SearchMoves);
                 }
-                other => return Err(format!("unknown 'go' parameter '{other}'")),
+                other => return Err(GoError::Unknown(other.to_string())),
             }
             i += 1;
         }
@@ -444,7 +455,7 @@ impl UciEngine {
     fn go(&mut self, rest: &str) {
         let limits = match self.limits(rest) {
             Ok(l) => l,
-            Err(e) => return self.error(&e),
+            Err(e) => return self.error(&e.to_string()),
         };
         let Some(pos) = self.pos.clone() else {
             self.error("no position to search: the last 'position' command was refused");
