@@ -5,9 +5,13 @@
 //! resumes from the last one to the same state.
 
 mod data;
+mod error;
 mod plot;
 
 pub use data::{load_window, Sample, Samples};
+pub use error::{Error, Result};
+
+use error::{at, other};
 
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -15,38 +19,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 use tch::{nn, Device, Kind, Tensor};
-use thiserror::Error;
 use varzero_eval_net::{Arch, Net};
 use varzero_rules::Variant;
 use varzero_selfplay::config::Problems;
 use varzero_selfplay::Rng;
-
-#[derive(Debug, Error)]
-pub enum Error {
-    #[error(transparent)]
-    Net(#[from] varzero_eval_net::Error),
-    #[error(transparent)]
-    Data(#[from] varzero_datasets::Error),
-    /// Settings out of range, each named (`train.lr: a positive number (got NaN)`).
-    #[error("{0}")]
-    Config(String),
-    /// The loss or the weights stopped being finite; nothing was written for that step.
-    #[error("step {step}: {what} is not finite (NaN or infinite); no net or checkpoint was written for it (try a lower lr)")]
-    NonFinite { step: u64, what: &'static str },
-    #[error("{0}")]
-    Other(String),
-}
-
-pub type Result<T> = std::result::Result<T, Error>;
-
-fn other(e: impl std::fmt::Display) -> Error {
-    Error::Other(e.to_string())
-}
-
-/// An error about a file: its path, then the cause.
-fn at(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |e| Error::Other(format!("{}: {e}", path.display()))
-}
 
 /// Training settings (a run config's `[train]` table; command-line options override).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
