@@ -4,6 +4,7 @@
 //! and a PNG; checkpoints (weights, optimizer state, step) are written atomically, and a rerun
 //! resumes from the last one to the same state.
 
+mod checkpoint;
 mod config;
 mod data;
 mod error;
@@ -19,12 +20,12 @@ pub use log::StepLog;
 pub use loss::batch_losses;
 pub use optim::lr_at;
 
+use checkpoint::Checkpoint;
 use log::{log_line, read_log, write_log};
 use optim::Optim;
 
-use error::{at, other};
+use error::at;
 
-use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -44,12 +45,6 @@ pub struct TrainSummary {
     pub last: Option<StepLog>,
     pub samples: usize,
     pub samples_per_s: f64,
-}
-
-#[derive(Serialize, Deserialize)]
-struct CheckpointMeta {
-    step: u64,
-    config: TrainConfig,
 }
 
 /// Trains on the newest positions of `data_dirs` (in order, the last newest) into `out`.
@@ -103,9 +98,7 @@ pub fn train(
                 .join(", ")
         )));
     }
-    let ckpt = out.join("checkpoint.safetensors");
-    let ckpt_optim = out.join("checkpoint-optim.safetensors");
-    let ckpt_meta = out.join("checkpoint.json");
+    let checkpoint = Checkpoint::in_dir(out);
     // The seed fixes a fresh net's initialisation, so a run config reproduces its nets.
     tch::manual_seed(cfg.seed as i64);
     let mut net = match init {
@@ -117,48 +110,8 @@ pub fn train(
         None => Net::new(variant, cfg.arch, device),
     };
     let mut opt = Optim::new(&net, cfg.optimizer);
-    let mut start = 0;
-    let mut resumed_from = None;
-    if ckpt_meta.exists() {
-        let m: CheckpointMeta =
-            serde_json::from_str(&std::fs::read_to_string(&ckpt_meta).map_err(other)?)
-                .map_err(other)?;
-        if m.step > cfg.steps {
-            return Err(Error::Other(format!(
-                "{}: the checkpoint is at step {}, past the {} steps asked for: ask for at least {} steps, or choose another output directory",
-                ckpt_meta.display(),
-                m.step,
-                cfg.steps,
-                m.step
-            )));
-        }
-        if m.config.arch != cfg.arch {
-            return Err(Error::Other(format!(
-                "{}: the checkpoint is a {}x{} net (blocks x channels), the config asks for {}x{}: resume with that architecture, or choose another output directory",
-                ckpt_meta.display(),
-                m.config.arch.blocks,
-                m.config.arch.channels,
-                cfg.arch.blocks,
-                cfg.arch.channels
-            )));
-        }
-        if m.config.optimizer != cfg.optimizer {
-            return Err(Error::Other(format!(
-                "{}: the checkpoint was written with optimizer {:?}, the config asks for {:?}",
-                ckpt_meta.display(),
-                m.config.optimizer,
-                cfg.optimizer
-            )));
-        }
-        net.vs
-            .load(&ckpt)
-            .map_err(|e| Error::Other(format!("{}: {e}", ckpt.display())))?;
-        opt.bufs
-            .load(&ckpt_optim)
-            .map_err(|e| Error::Other(format!("{}: {e}", ckpt_optim.display())))?;
-        start = m.step;
-        resumed_from = Some(m.step);
-    }
+    let resumed_from = checkpoint.resume(&mut net, &mut opt, cfg)?;
+    let start = resumed_from.unwrap_or(0);
     let log_path = out.join("train_log.csv");
     let mut logs: Vec<StepLog> = read_log(&log_path)
         .into_iter()
@@ -209,7 +162,7 @@ pub fn train(
         if s % cfg.checkpoint_every.max(1) == 0 || s == cfg.steps {
             check_finite(&net, s)?;
             net.meta.step = net.meta.step.max(s);
-            save_checkpoint(&net, &opt, cfg, s, &ckpt, &ckpt_optim, &ckpt_meta)?;
+            checkpoint.save(&net, &opt, cfg, s)?;
         }
     }
     let secs = t0.elapsed().as_secs_f64();
@@ -288,39 +241,4 @@ fn check_finite(net: &Net, step: u64) -> Result<()> {
             what: "a weight of the net",
         })
     }
-}
-
-fn save_checkpoint(
-    net: &Net,
-    opt: &Optim,
-    cfg: &TrainConfig,
-    step: u64,
-    ckpt: &Path,
-    optim: &Path,
-    meta: &Path,
-) -> Result<()> {
-    // Weights and momentum first, the JSON (which names the step) last: a checkpoint counts
-    // only once its JSON is there, and each file appears by rename.
-    let tmp = ckpt.with_extension("tmp.safetensors");
-    net.vs
-        .save(&tmp)
-        .map_err(|e| Error::Other(format!("{}: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, ckpt).map_err(at(ckpt))?;
-    let tmp = optim.with_extension("tmp.safetensors");
-    opt.bufs
-        .save(&tmp)
-        .map_err(|e| Error::Other(format!("{}: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, optim).map_err(at(optim))?;
-    let tmp = meta.with_extension("json.tmp");
-    std::fs::write(
-        &tmp,
-        serde_json::to_string_pretty(&CheckpointMeta {
-            step,
-            config: cfg.clone(),
-        })
-        .unwrap(),
-    )
-    .map_err(at(&tmp))?;
-    std::fs::rename(&tmp, meta).map_err(at(meta))?;
-    Ok(())
 }
