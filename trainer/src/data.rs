@@ -1,7 +1,7 @@
 //! Training samples from the datasets: the newest positions, with their policy targets turned
 //! into policy indices and their legal-move masks, encoded batch by batch.
 
-use crate::{other, Result};
+use crate::error::{other, Result};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tch::{Device, Tensor};

@@ -1,0 +1,113 @@
+//! Training settings: a run config's `[train]` table, its defaults, and the one check that
+//! both the run config and the flags of `varzero train` go through.
+
+use serde::{Deserialize, Serialize};
+use varzero_eval_net::Arch;
+use varzero_search::Problems;
+
+/// Training settings (a run config's `[train]` table; command-line options override).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainConfig {
+    pub steps: u64,
+    pub batch_size: usize,
+    /// Newest positions to train on.
+    pub window: usize,
+    pub lr: f64,
+    /// The cosine schedule ends at `lr * lr_final_fraction`.
+    pub lr_final_fraction: f64,
+    /// `sgd` (with momentum, L2 weight decay: lc0 and KataGo's choice) or `adamw` (Adam with
+    /// decoupled weight decay; it wants a smaller `lr`, e.g. 0.001, and a larger
+    /// `weight_decay`, e.g. 0.01).
+    pub optimizer: OptimizerKind,
+    /// SGD's momentum, or AdamW's beta1.
+    pub momentum: f64,
+    /// AdamW's beta2.
+    pub beta2: f64,
+    pub weight_decay: f64,
+    /// Weight of the value loss next to the policy loss.
+    pub value_weight: f64,
+    /// Only positions from full searches carry a policy target; cheap ones train the value.
+    pub seed: u64,
+    pub checkpoint_every: u64,
+    pub arch: Arch,
+}
+
+impl TrainConfig {
+    /// Adds every out-of-range setting to `p`: a run config's `[train]` and the flags of
+    /// `varzero train` go through this same check before anything is written.
+    pub fn check(&self, p: &mut Problems) {
+        p.check(self.steps >= 1, "train.steps", "at least 1", self.steps);
+        p.check(
+            self.batch_size >= 1,
+            "train.batch_size",
+            "at least 1",
+            self.batch_size,
+        );
+        p.check(self.window >= 1, "train.window", "at least 1", self.window);
+        p.check(
+            self.lr.is_finite() && self.lr > 0.0,
+            "train.lr",
+            "a positive number",
+            self.lr,
+        );
+        p.check(
+            (0.0..=1.0).contains(&self.lr_final_fraction),
+            "train.lr_final_fraction",
+            "between 0 and 1",
+            self.lr_final_fraction,
+        );
+        for (k, x) in [
+            ("train.momentum", self.momentum),
+            ("train.beta2", self.beta2),
+        ] {
+            p.check((0.0..1.0).contains(&x), k, "at least 0 and below 1", x);
+        }
+        for (k, x) in [
+            ("train.weight_decay", self.weight_decay),
+            ("train.value_weight", self.value_weight),
+        ] {
+            p.check(x.is_finite() && x >= 0.0, k, "a number at least 0", x);
+        }
+        p.check(
+            self.checkpoint_every >= 1,
+            "train.checkpoint_every",
+            "at least 1",
+            self.checkpoint_every,
+        );
+        p.check(
+            self.arch.channels >= 1,
+            "train.arch.channels",
+            "at least 1",
+            self.arch.channels,
+        );
+    }
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            steps: 500,
+            batch_size: 256,
+            window: 200_000,
+            lr: 0.02,
+            lr_final_fraction: 0.1,
+            optimizer: OptimizerKind::Sgd,
+            momentum: 0.9,
+            beta2: 0.999,
+            weight_decay: 1e-4,
+            value_weight: 1.0,
+            seed: 1,
+            checkpoint_every: 100,
+            arch: Arch::default(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimizerKind {
+    #[default]
+    Sgd,
+    AdamW,
+}
