@@ -88,17 +88,20 @@ impl Round {
     }
 
     /// Evaluates the queued leaves in one call and completes each in its tree: the tree of
-    /// leaf `i` is `tree_of(&mut items[tree_id])`.
+    /// leaf `i` is `tree_of(&mut items[tree_id])`. Returns the time inside the evaluator (the
+    /// generator reports the evaluator's share of self-play time).
     pub fn evaluate<T>(
         &mut self,
         ev: &dyn Evaluator,
         items: &mut [T],
         tree_of: impl Fn(&mut T) -> &mut Tree,
-    ) {
+    ) -> std::time::Duration {
         if self.batch.n == 0 {
-            return;
+            return std::time::Duration::ZERO;
         }
+        let t = std::time::Instant::now();
         ev.evaluate(&self.batch, &mut self.eval);
+        let spent = t.elapsed();
         for (i, &(t, a, b)) in self.pending.iter().enumerate() {
             let (m0, m1) = self.batch.ranges[i];
             tree_of(&mut items[t as usize]).apply_evaluation(
@@ -107,6 +110,7 @@ impl Round {
                 self.eval.wdl[i],
             );
         }
+        spent
     }
 }
 

@@ -247,12 +247,11 @@ impl Generator {
                 }
             }
             if !round.is_empty() {
-                let t = Instant::now();
                 let n = round.len() as u64;
-                round.evaluate(ev, &mut games, |g| &mut g.tree);
+                let spent = round.evaluate(ev, &mut games, |g| &mut g.tree);
                 self.stats
                     .eval_nanos
-                    .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                    .fetch_add(spent.as_nanos() as u64, Ordering::Relaxed);
                 self.stats.evals.fetch_add(n, Ordering::Relaxed);
                 self.stats.eval_batches.fetch_add(1, Ordering::Relaxed);
             }
