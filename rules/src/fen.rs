@@ -4,9 +4,9 @@
 
 use crate::bitboard::Bitboard;
 use crate::config::CountingMode;
+use crate::engine::Pos;
 use crate::error::ParseFenError;
 use crate::geometry::{Color, Square};
-use crate::pos::Pos;
 use crate::tables::Tables;
 use crate::variant::Variant;
 use std::sync::Arc;

@@ -9,12 +9,14 @@
 pub mod betza;
 pub mod bitboard;
 pub mod config;
+mod counting;
+pub mod engine;
 pub mod error;
 mod fen;
 pub mod geometry;
+mod movegen;
 pub mod moves;
 mod outcome;
-pub mod pos;
 mod position;
 pub mod tables;
 pub mod variant;

@@ -2,10 +2,10 @@
 //! the bitboard word the board needs (`u64` up to 8x8, `u128` beyond).
 
 use crate::bitboard::Bitboard;
+use crate::engine::{Pos, StateData};
 use crate::error::{ParseFenError, ParseMoveError};
 use crate::geometry::{Color, Square};
 use crate::moves::{Move, MoveList};
-use crate::pos::{Pos, StateData};
 use crate::tables::Tables;
 use crate::variant::Variant;
 use std::sync::{Arc, OnceLock};
