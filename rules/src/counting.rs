@@ -5,7 +5,7 @@
 
 use crate::bitboard::Bitboard;
 use crate::config::CountingMode;
-use crate::engine::{bits16, Pos};
+use crate::engine::{bits16, Piece, Pos};
 use crate::geometry::Color;
 
 impl<B: Bitboard> Pos<B> {
@@ -56,12 +56,11 @@ impl<B: Bitboard> Pos<B> {
         }
     }
 
-    pub(crate) fn update_counting(&mut self, captured: u8, promotion: bool) {
+    pub(crate) fn update_counting(&mut self, captured: Piece, promotion: bool) {
         let stm = self.stm;
         let mover = !stm;
         let total = self.occupied().popcount() as u16;
-        let captured_pawn =
-            captured != 0 && self.pawn_kinds >> ((captured as usize - 1) >> 1) & 1 == 1;
+        let captured_pawn = captured.is_some() && self.pawn_kinds >> captured.kind() & 1 == 1;
         if captured_pawn && self.material(mover) == 1 && !self.pawns_on_board() {
             let l = self.count_limit(mover);
             if l != 0 {
@@ -69,7 +68,9 @@ impl<B: Bitboard> Pos<B> {
                 self.st.count_ply = 2 * total - 1;
             }
         }
-        if self.st.count_limit == 0 || ((captured != 0 || promotion) && self.material(stm) == 1) {
+        if self.st.count_limit == 0
+            || ((captured.is_some() || promotion) && self.material(stm) == 1)
+        {
             let l = self.count_limit(stm);
             if l != 0 {
                 self.st.count_limit = 2 * l;

@@ -21,6 +21,67 @@ use crate::tables::Tables;
 use crate::variant::{Variant, MAX_KINDS};
 use std::sync::Arc;
 
+/// What a square holds, as the board stores it: 0 for an empty square, else
+/// `kind * 2 + colour + 1`. The code minus one indexes the per-(kind, colour) tables
+/// (`Tables::pieces`) and the code itself the Zobrist table, so decoding is a subtraction and a
+/// shift, inlined everywhere.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct Piece(u8);
+
+impl Piece {
+    /// The empty square.
+    pub const NONE: Piece = Piece(0);
+
+    #[inline(always)]
+    pub fn new(kind: usize, c: Color) -> Piece {
+        Piece((kind * 2 + c as usize + 1) as u8)
+    }
+
+    #[inline(always)]
+    pub fn is_none(self) -> bool {
+        self.0 == 0
+    }
+
+    #[inline(always)]
+    pub fn is_some(self) -> bool {
+        self.0 != 0
+    }
+
+    /// The piece kind (an index into `Variant::pieces`); only for a piece, not `NONE`.
+    #[inline(always)]
+    pub fn kind(self) -> usize {
+        (self.0 as usize - 1) >> 1
+    }
+
+    /// The colour as an index (0 White, 1 Black); only for a piece, not `NONE`.
+    #[inline(always)]
+    pub fn color_index(self) -> usize {
+        (self.0 as usize - 1) & 1
+    }
+
+    #[inline(always)]
+    pub fn color(self) -> Color {
+        if self.color_index() == 0 {
+            Color::White
+        } else {
+            Color::Black
+        }
+    }
+
+    /// Index into the per-(kind, colour) tables: `kind * 2 + colour`.
+    #[inline(always)]
+    pub fn table_index(self) -> usize {
+        self.0 as usize - 1
+    }
+
+    /// Index into the Zobrist piece table (0 is the empty square's, never used).
+    #[inline(always)]
+    pub fn zobrist_index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// The state that a move changes irreversibly; saved on the undo stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StateData<B> {
@@ -42,8 +103,8 @@ pub struct StateData<B> {
 #[derive(Clone, Copy, Debug)]
 pub struct Undo<B> {
     pub mv: Move,
-    pub moved: u8,
-    pub captured: u8,
+    pub moved: Piece,
+    pub captured: Piece,
     pub prev: StateData<B>,
 }
 
@@ -51,8 +112,7 @@ pub struct Undo<B> {
 pub struct Pos<B: Bitboard> {
     pub(crate) v: Arc<Variant>,
     pub(crate) t: Arc<Tables<B>>,
-    /// 0 = empty, else `kind * 2 + colour + 1`.
-    pub(crate) board: [u8; MAX_SQUARES],
+    pub(crate) board: [Piece; MAX_SQUARES],
     pub(crate) by_color: [B; 2],
     pub(crate) by_kind: [B; MAX_KINDS],
     pub(crate) stm: Color,
@@ -111,7 +171,7 @@ impl<B: Bitboard> Pos<B> {
             royal: v.royal_kind(),
             v,
             t,
-            board: [0; MAX_SQUARES],
+            board: [Piece::NONE; MAX_SQUARES],
             by_color: [B::ZERO; 2],
             by_kind: [B::ZERO; MAX_KINDS],
             stm: Color::White,
@@ -135,42 +195,40 @@ impl<B: Bitboard> Pos<B> {
 
     #[inline(always)]
     pub(crate) fn put(&mut self, sq: usize, kind: usize, c: Color) {
-        self.board[sq] = (kind * 2 + c as usize + 1) as u8;
+        let piece = Piece::new(kind, c);
+        self.board[sq] = piece;
         let b = B::bit(sq);
         self.by_color[c as usize] |= b;
         self.by_kind[kind] |= b;
-        self.st.key ^= self.t.zobrist_piece[sq][kind * 2 + c as usize + 1];
+        self.st.key ^= self.t.zobrist_piece[sq][piece.zobrist_index()];
     }
 
     #[inline(always)]
     pub(crate) fn remove(&mut self, sq: usize) {
-        let code = self.board[sq] as usize;
-        let (kind, c) = ((code - 1) >> 1, (code - 1) & 1);
-        self.board[sq] = 0;
+        let piece = self.board[sq];
+        self.board[sq] = Piece::NONE;
         let b = B::bit(sq);
-        self.by_color[c] ^= b;
-        self.by_kind[kind] ^= b;
-        self.st.key ^= self.t.zobrist_piece[sq][code];
+        self.by_color[piece.color_index()] ^= b;
+        self.by_kind[piece.kind()] ^= b;
+        self.st.key ^= self.t.zobrist_piece[sq][piece.zobrist_index()];
     }
 
     /// Moving without the key update (unmake restores the saved key).
     #[inline(always)]
-    fn put_raw(&mut self, sq: usize, code: u8) {
-        let (kind, c) = ((code as usize - 1) >> 1, (code as usize - 1) & 1);
-        self.board[sq] = code;
+    fn put_raw(&mut self, sq: usize, piece: Piece) {
+        self.board[sq] = piece;
         let b = B::bit(sq);
-        self.by_color[c] |= b;
-        self.by_kind[kind] |= b;
+        self.by_color[piece.color_index()] |= b;
+        self.by_kind[piece.kind()] |= b;
     }
 
     #[inline(always)]
     fn remove_raw(&mut self, sq: usize) {
-        let code = self.board[sq] as usize;
-        let (kind, c) = ((code - 1) >> 1, (code - 1) & 1);
-        self.board[sq] = 0;
+        let piece = self.board[sq];
+        self.board[sq] = Piece::NONE;
         let b = B::bit(sq);
-        self.by_color[c] ^= b;
-        self.by_kind[kind] ^= b;
+        self.by_color[piece.color_index()] ^= b;
+        self.by_kind[piece.kind()] ^= b;
     }
 
     #[inline(always)]
@@ -206,15 +264,14 @@ impl<B: Bitboard> Pos<B> {
 
     /// The square one step forward of the own pawn on `sq`, outside its promotion zone.
     pub(crate) fn pawn_step(&self, sq: usize) -> Option<usize> {
-        let code = self.board[sq] as usize;
-        let (kind, c) = ((code - 1) >> 1, (code - 1) & 1);
-        let dy = if c == 0 { 1 } else { -1 };
+        let piece = self.board[sq];
+        let dy = if piece.color_index() == 0 { 1 } else { -1 };
         let step = self
             .v
             .size
             .offset(crate::geometry::Square(sq as u8), 0, dy)?
             .index();
-        (!self.t.pieces[kind * 2 + c].promo_zone.has(step)).then_some(step)
+        (!self.t.pieces[piece.table_index()].promo_zone.has(step)).then_some(step)
     }
 
     /// Makes a move (assumed legal).
@@ -225,13 +282,13 @@ impl<B: Bitboard> Pos<B> {
         let them = !us;
         if m.pushes_pawn() {
             let step = self.pawn_step(to).expect("generated push has a step");
-            let pawn = self.board[to] as usize - 1;
+            let pawn = self.board[to].kind();
             self.remove(to);
-            self.put(step, pawn >> 1, us);
+            self.put(step, pawn, us);
             self.st.rule50 = 0;
         }
-        let code = self.board[from];
-        let kind = (code as usize - 1) >> 1;
+        let moved = self.board[from];
+        let kind = moved.kind();
         let captured = self.board[to];
         self.st.game_ply = self.st.game_ply.saturating_add(1);
         if !m.pushes_pawn() {
@@ -240,7 +297,7 @@ impl<B: Bitboard> Pos<B> {
         if self.st.count_limit != 0 {
             self.st.count_ply = self.st.count_ply.saturating_add(1);
         }
-        if captured != 0 {
+        if captured.is_some() {
             self.remove(to);
             self.st.rule50 = 0;
         }
@@ -253,7 +310,7 @@ impl<B: Bitboard> Pos<B> {
         // First-move rights.
         if self.st.gates.any() {
             self.st.gates &= !(B::bit(from) | B::bit(to));
-            if captured != 0 && self.v.rules.first_move.end_on_capture {
+            if captured.is_some() && self.v.rules.first_move.end_on_capture {
                 self.st.gates = B::ZERO;
             }
             if self.right_takers >> kind & 1 == 1 {
@@ -261,7 +318,7 @@ impl<B: Bitboard> Pos<B> {
                 let reach = self.t.pieces[kind * 2 + us as usize].empty_attacks[to];
                 while holders.any() {
                     let h = holders.pop_lsb();
-                    let hk = (self.board[h] as usize - 1) >> 1;
+                    let hk = self.board[h].kind();
                     if reach.has(h) && self.v.pieces[hk].right_lost_to.contains(&kind) {
                         self.st.gates &= !B::bit(h);
                     }
@@ -286,7 +343,7 @@ impl<B: Bitboard> Pos<B> {
         }
         self.stack.push(Undo {
             mv: m,
-            moved: code,
+            moved,
             captured,
             prev,
         });
@@ -299,7 +356,7 @@ impl<B: Bitboard> Pos<B> {
         self.stm = !self.stm;
         self.remove_raw(to);
         self.put_raw(from, u.moved);
-        if u.captured != 0 {
+        if u.captured.is_some() {
             self.put_raw(to, u.captured);
         }
         if u.mv.pushes_pawn() {

@@ -40,7 +40,7 @@ impl<B: Bitboard> Pos<B> {
         }
         for d in bits16(t.any_slide_capture[ci]) {
             if let Some(b) = t.first_blocker(t.opposite[d], s, occ) {
-                if pcs.has(b) && t.pieces[self.board[b] as usize - 1].slide_capture >> d & 1 == 1 {
+                if pcs.has(b) && t.pieces[self.board[b].table_index()].slide_capture >> d & 1 == 1 {
                     return true;
                 }
             }
@@ -49,7 +49,7 @@ impl<B: Bitboard> Pos<B> {
             let e = t.opposite[d];
             if let Some(screen) = t.first_blocker(e, s, occ) {
                 if let Some(b) = t.first_blocker(e, screen, occ) {
-                    if pcs.has(b) && t.pieces[self.board[b] as usize - 1].hop_capture >> d & 1 == 1
+                    if pcs.has(b) && t.pieces[self.board[b].table_index()].hop_capture >> d & 1 == 1
                     {
                         return true;
                     }
@@ -104,15 +104,11 @@ impl<B: Bitboard> Pos<B> {
     /// rule, and testing their few squares instead of the whole board is what keeps a
     /// repetition adjudication cheap).
     pub(crate) fn piece_attacks(&self, from: usize) -> Vec<usize> {
-        let code = self.board[from];
-        if code == 0 {
+        let piece = self.board[from];
+        if piece.is_none() {
             return Vec::new();
         }
-        let c = if (code - 1) & 1 == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
+        let c = piece.color();
         let occ = self.occupied();
         self.by_color[!c as usize]
             .squares()
@@ -263,7 +259,7 @@ impl<B: Bitboard> Pos<B> {
                         if their.has(b2) {
                             let d = t.opposite[e];
                             let slider =
-                                t.pieces[self.board[b2] as usize - 1].slide_capture >> d & 1 == 1;
+                                t.pieces[self.board[b2].table_index()].slide_capture >> d & 1 == 1;
                             let king = t.face_off_dirs >> e & 1 == 1 && Some(b2) == ek;
                             if slider || king {
                                 from_mask |= B::bit(b1);
@@ -320,7 +316,7 @@ impl<B: Bitboard> Pos<B> {
             occ |= B::bit(self.pawn_step(to).expect("generated push has a step"));
         }
         let their = self.by_color[!us as usize] & !B::bit(to);
-        let moving_royal = (self.board[from] as usize - 1) >> 1 == self.royal;
+        let moving_royal = self.board[from].kind() == self.royal;
         let Some(k) = (if moving_royal {
             Some(to)
         } else {
