@@ -294,6 +294,7 @@ impl<B: Bitboard> Pos<B> {
         if !m.pushes_pawn() {
             self.st.rule50 = self.st.rule50.saturating_add(1);
         }
+        // A running count goes up by one every ply (docs/rules.md#counting-fsf, step 2).
         if self.st.count_limit != 0 {
             self.st.count_ply = self.st.count_ply.saturating_add(1);
         }
@@ -338,6 +339,7 @@ impl<B: Bitboard> Pos<B> {
                 }
             }
         }
+        // Counting starts after the move (docs/rules.md#counting; `counting.rs`).
         if self.v.rules.counting.mode != CountingMode::None {
             self.update_counting(captured, m.promotion().is_some());
         }
