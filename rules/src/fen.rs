@@ -4,9 +4,9 @@
 
 use crate::bitboard::Bitboard;
 use crate::config::CountingMode;
+use crate::engine::Pos;
 use crate::error::ParseFenError;
 use crate::geometry::{Color, Square};
-use crate::pos::Pos;
 use crate::tables::Tables;
 use crate::variant::Variant;
 use std::sync::Arc;
@@ -209,8 +209,8 @@ impl<B: Bitboard> Pos<B> {
         for r in (0..size.ranks).rev() {
             let mut empty = 0;
             for f in 0..size.files {
-                let code = self.board[size.square(f, r).index()];
-                if code == 0 {
+                let piece = self.board[size.square(f, r).index()];
+                if piece.is_none() {
                     empty += 1;
                     continue;
                 }
@@ -218,9 +218,8 @@ impl<B: Bitboard> Pos<B> {
                     s.push_str(&empty.to_string());
                     empty = 0;
                 }
-                let kind = (code as usize - 1) >> 1;
-                let l = self.v.pieces[kind].letter;
-                s.push(if (code - 1) & 1 == 0 {
+                let l = self.v.pieces[piece.kind()].letter;
+                s.push(if piece.color() == Color::White {
                     l
                 } else {
                     l.to_ascii_lowercase()

@@ -2,10 +2,10 @@
 //! the bitboard word the board needs (`u64` up to 8x8, `u128` beyond).
 
 use crate::bitboard::Bitboard;
+use crate::engine::{Pos, StateData};
 use crate::error::{ParseFenError, ParseMoveError};
 use crate::geometry::{Color, Square};
 use crate::moves::{Move, MoveList};
-use crate::pos::{Pos, StateData};
 use crate::tables::Tables;
 use crate::variant::Variant;
 use std::sync::{Arc, OnceLock};
@@ -174,15 +174,8 @@ impl Position {
 
     /// The piece on a square: (kind index, colour).
     pub fn piece_at(&self, sq: Square) -> Option<(usize, Color)> {
-        let code = dispatch!(self, p => p.board[sq.index()]);
-        (code != 0).then(|| {
-            let c = if (code - 1) & 1 == 0 {
-                Color::White
-            } else {
-                Color::Black
-            };
-            ((code as usize - 1) >> 1, c)
-        })
+        let piece = dispatch!(self, p => p.board[sq.index()]);
+        piece.is_some().then(|| (piece.kind(), piece.color()))
     }
 
     /// Number of pieces of a kind and colour.
