@@ -135,6 +135,39 @@ pub fn sample_positions(
     (out, bad)
 }
 
+/// The piece values of one group's games (None when they cannot be fitted), noting in `notes`
+/// the games that could not be replayed, why a fit failed, or that the unit is not measured.
+pub(super) fn group_piece_values(
+    v: &Arc<Variant>,
+    games: &[GameRow],
+    opts: &AnalysisOptions,
+    notes: &mut Vec<String>,
+) -> Option<PieceValues> {
+    let (samples, bad) = sample_positions(v, games, opts);
+    if bad > 0 {
+        notes.push(format!(
+            "{bad} games could not be replayed (a FEN or move the rules reject)"
+        ));
+    }
+    match fit_piece_values(v, &samples, opts) {
+        Ok(pv) => {
+            if !pv.reference_measured() && opts.bootstrap > 0 {
+                notes.push(format!(
+                    "the {} logit's interval [{:.3}, {:.3}] reaches 0: the unit is not \
+                     measured, so the values' intervals are very wide (more games, or more \
+                     decisive ones, are needed)",
+                    pv.reference, pv.reference_logit.lower, pv.reference_logit.upper
+                ));
+            }
+            Some(pv)
+        }
+        Err(e) => {
+            notes.push(format!("piece values: {e}"));
+            None
+        }
+    }
+}
+
 /// Solves `a x = b` (a symmetric positive definite `d x d`, row-major) by Gaussian elimination
 /// with partial pivoting; None when singular.
 fn solve(mut a: Vec<f64>, mut b: Vec<f64>, d: usize) -> Option<Vec<f64>> {
@@ -235,6 +268,22 @@ pub fn reference_kind(v: &Variant) -> Option<(usize, &'static str)> {
     })
 }
 
+/// The 95% percentile interval of sorted bootstrap draws around `point` (NaN bounds without
+/// draws).
+fn percentile_interval(sorted: &[f64], point: f64) -> Interval {
+    let (lower, upper) = if sorted.is_empty() {
+        (f64::NAN, f64::NAN)
+    } else {
+        (percentile(sorted, 0.025), percentile(sorted, 0.975))
+    };
+    Interval {
+        value: point,
+        lower,
+        upper,
+    }
+}
+
+/// The `q` quantile of sorted values, interpolating linearly between neighbours.
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -302,14 +351,7 @@ pub fn fit_piece_values(
         dj.sort_by(f64::total_cmp);
     }
     ref_draws.sort_by(f64::total_cmp);
-    let interval = |j: usize, point: f64| {
-        if draws[j].is_empty() {
-            (f64::NAN, f64::NAN)
-        } else {
-            (percentile(&draws[j], 0.025), percentile(&draws[j], 0.975))
-        }
-        .into_interval(point)
-    };
+    let interval = |j: usize, point: f64| percentile_interval(&draws[j], point);
     let values = kinds
         .iter()
         .enumerate()
@@ -336,25 +378,6 @@ pub fn fit_piece_values(
         values,
         side_to_move: interval(kinds.len(), beta[kinds.len()]),
         first_player: interval(kinds.len() + 1, beta[kinds.len() + 1]),
-        reference_logit: if ref_draws.is_empty() {
-            (f64::NAN, f64::NAN)
-        } else {
-            (percentile(&ref_draws, 0.025), percentile(&ref_draws, 0.975))
-        }
-        .into_interval(beta[ri]),
+        reference_logit: percentile_interval(&ref_draws, beta[ri]),
     })
-}
-
-trait IntoInterval {
-    fn into_interval(self, value: f64) -> Interval;
-}
-
-impl IntoInterval for (f64, f64) {
-    fn into_interval(self, value: f64) -> Interval {
-        Interval {
-            value,
-            lower: self.0,
-            upper: self.1,
-        }
-    }
 }

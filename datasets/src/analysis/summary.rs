@@ -1,9 +1,8 @@
 //! The per-group summary: results from the first player's view, draw and decisive rates,
 //! first-player score, terminations and game lengths.
 
-use super::{
-    fit_piece_values, pe, sample_positions, AnalysisOptions, GameRow, GroupReport, VariantLookup,
-};
+use super::piece_values::group_piece_values;
+use super::{pe, AnalysisOptions, GameRow, GroupReport, VariantLookup};
 use crate::error::Result;
 use polars::prelude::*;
 use serde::Serialize;
@@ -91,54 +90,20 @@ pub fn analyze(
 ) -> Result<Vec<GroupReport>> {
     let mut df = games.collect().map_err(pe)?;
     with_first_score(&mut df)?;
-    let keys = [col("variant"), col("rules_hash")];
-    let is = |c: &str, v: &str| col(c).eq(lit(v.to_string())).cast(DataType::UInt64).sum();
     let summary = df
         .clone()
         .lazy()
-        .group_by(keys.clone())
-        .agg([
-            len().cast(DataType::UInt64).alias("games"),
-            col("first_score")
-                .eq(lit(1.0))
-                .cast(DataType::UInt64)
-                .sum()
-                .alias("first_wins"),
-            is("result", "1/2-1/2").alias("draws"),
-            col("first_score")
-                .eq(lit(0.0))
-                .cast(DataType::UInt64)
-                .sum()
-                .alias("second_wins"),
-            col("first_score").mean().alias("score_mean"),
-            col("first_score").var(0).alias("score_var"),
-            col("plies")
-                .cast(DataType::Float64)
-                .mean()
-                .alias("len_mean"),
-            col("plies").min().cast(DataType::UInt32).alias("len_min"),
-            col("plies").max().cast(DataType::UInt32).alias("len_max"),
-            col("plies")
-                .cast(DataType::Float64)
-                .quantile(lit(0.1), QuantileMethod::Linear)
-                .alias("p10"),
-            col("plies")
-                .cast(DataType::Float64)
-                .quantile(lit(0.25), QuantileMethod::Linear)
-                .alias("p25"),
-            col("plies")
-                .cast(DataType::Float64)
-                .quantile(lit(0.5), QuantileMethod::Linear)
-                .alias("p50"),
-            col("plies")
-                .cast(DataType::Float64)
-                .quantile(lit(0.75), QuantileMethod::Linear)
-                .alias("p75"),
-            col("plies")
-                .cast(DataType::Float64)
-                .quantile(lit(0.9), QuantileMethod::Linear)
-                .alias("p90"),
-        ])
+        .group_by([col("variant"), col("rules_hash")])
+        .agg(
+            result_counts()
+                .into_iter()
+                .chain([
+                    col("first_score").mean().alias("score_mean"),
+                    col("first_score").var(0).alias("score_var"),
+                ])
+                .chain(length_aggs())
+                .collect::<Vec<_>>(),
+        )
         .sort(["variant", "rules_hash"], SortMultipleOptions::default())
         .collect()
         .map_err(pe)?;
@@ -146,20 +111,7 @@ pub fn analyze(
         .clone()
         .lazy()
         .group_by([col("variant"), col("rules_hash"), col("termination")])
-        .agg([
-            len().cast(DataType::UInt64).alias("games"),
-            col("first_score")
-                .eq(lit(1.0))
-                .cast(DataType::UInt64)
-                .sum()
-                .alias("first_wins"),
-            is("result", "1/2-1/2").alias("draws"),
-            col("first_score")
-                .eq(lit(0.0))
-                .cast(DataType::UInt64)
-                .sum()
-                .alias("second_wins"),
-        ])
+        .agg(result_counts())
         .sort(
             ["variant", "rules_hash", "games"],
             SortMultipleOptions::default().with_order_descending_multi([false, false, true]),
@@ -184,15 +136,9 @@ pub fn analyze(
         str_col(&terms, "rules_hash")?,
         str_col(&terms, "termination")?,
     );
-    let u = |d: &DataFrame, c: &str, i: usize| f64_at(d, c, i) as u64;
     let mut reports = Vec::new();
     for g in 0..summary.height() {
-        let games = u(&summary, "games", g);
-        let (fw, dr, sw) = (
-            u(&summary, "first_wins", g),
-            u(&summary, "draws", g),
-            u(&summary, "second_wins", g),
-        );
+        let [games, fw, dr, sw] = counts_at(&summary, g);
         let n = games as f64;
         let rows: Vec<usize> = (0..df.height())
             .filter(|&i| all_variant[i] == sv[g] && all_hash[i] == sh[g])
@@ -200,12 +146,15 @@ pub fn analyze(
         let plies: Vec<u32> = rows.iter().map(|&i| all_plies[i]).collect();
         let terminations = (0..terms.height())
             .filter(|&i| tv[i] == sv[g] && th[i] == sh[g])
-            .map(|i| TerminationCount {
-                termination: tt[i].clone(),
-                games: u(&terms, "games", i),
-                first_wins: u(&terms, "first_wins", i),
-                draws: u(&terms, "draws", i),
-                second_wins: u(&terms, "second_wins", i),
+            .map(|i| {
+                let [games, first_wins, draws, second_wins] = counts_at(&terms, i);
+                TerminationCount {
+                    termination: tt[i].clone(),
+                    games,
+                    first_wins,
+                    draws,
+                    second_wins,
+                }
             })
             .collect();
         let mut notes = Vec::new();
@@ -216,68 +165,13 @@ pub fn analyze(
                 games - (fw + dr + sw)
             ));
         }
-        let length = LengthStats {
-            mean: f64_at(&summary, "len_mean", g),
-            min: u(&summary, "len_min", g) as u32,
-            p10: f64_at(&summary, "p10", g),
-            p25: f64_at(&summary, "p25", g),
-            median: f64_at(&summary, "p50", g),
-            p75: f64_at(&summary, "p75", g),
-            p90: f64_at(&summary, "p90", g),
-            max: u(&summary, "len_max", g) as u32,
-            histogram: histogram(&plies, opts.length_bins),
-        };
+        let length = length_at(&summary, g, &plies, opts.length_bins);
         let (variant, note) = lookup.find(&sv[g], &sh[g]);
         notes.extend(note);
         let piece_values = match &variant {
             Some(v) => {
-                let rows: Vec<GameRow> = rows
-                    .iter()
-                    .map(|&i| -> Result<GameRow> {
-                        let s = |c: &str| -> Result<String> {
-                            Ok(df
-                                .column(c)
-                                .map_err(pe)?
-                                .str()
-                                .map_err(pe)?
-                                .get(i)
-                                .unwrap_or_default()
-                                .to_string())
-                        };
-                        Ok(GameRow {
-                            variant: sv[g].clone(),
-                            rules_hash: sh[g].clone(),
-                            result: s("result")?,
-                            termination: s("termination")?,
-                            plies: all_plies[i],
-                            start_fen: s("start_fen")?,
-                            moves: s("moves")?,
-                        })
-                    })
-                    .collect::<Result<_>>()?;
-                let (samples, bad) = sample_positions(v, &rows, opts);
-                if bad > 0 {
-                    notes.push(format!(
-                        "{bad} games could not be replayed (a FEN or move the rules reject)"
-                    ));
-                }
-                match fit_piece_values(v, &samples, opts) {
-                    Ok(pv) => {
-                        if !pv.reference_measured() && opts.bootstrap > 0 {
-                            notes.push(format!(
-                                "the {} logit's interval [{:.3}, {:.3}] reaches 0: the unit is \
-                                 not measured, so the values' intervals are very wide (more \
-                                 games, or more decisive ones, are needed)",
-                                pv.reference, pv.reference_logit.lower, pv.reference_logit.upper
-                            ));
-                        }
-                        Some(pv)
-                    }
-                    Err(e) => {
-                        notes.push(format!("piece values: {e}"));
-                        None
-                    }
-                }
+                let rows = game_rows(&df, &rows, &sv[g], &sh[g], &all_plies)?;
+                group_piece_values(v, &rows, opts, &mut notes)
             }
             None => None,
         };
@@ -299,6 +193,102 @@ pub fn analyze(
         });
     }
     Ok(reports)
+}
+
+/// The games of `rows` of the frame, of one group.
+fn game_rows(
+    df: &DataFrame,
+    rows: &[usize],
+    variant: &str,
+    rules_hash: &str,
+    all_plies: &[u32],
+) -> Result<Vec<GameRow>> {
+    rows.iter()
+        .map(|&i| -> Result<GameRow> {
+            let s = |c: &str| -> Result<String> {
+                Ok(df
+                    .column(c)
+                    .map_err(pe)?
+                    .str()
+                    .map_err(pe)?
+                    .get(i)
+                    .unwrap_or_default()
+                    .to_string())
+            };
+            Ok(GameRow {
+                variant: variant.to_string(),
+                rules_hash: rules_hash.to_string(),
+                result: s("result")?,
+                termination: s("termination")?,
+                plies: all_plies[i],
+                start_fen: s("start_fen")?,
+                moves: s("moves")?,
+            })
+        })
+        .collect()
+}
+
+/// Games, first-player wins, draws and second-player wins of a group (columns `games`,
+/// `first_wins`, `draws`, `second_wins`; read back by [`counts_at`]).
+fn result_counts() -> [Expr; 4] {
+    let first_score_is = |s: f64| col("first_score").eq(lit(s)).cast(DataType::UInt64).sum();
+    [
+        len().cast(DataType::UInt64).alias("games"),
+        first_score_is(1.0).alias("first_wins"),
+        col("result")
+            .eq(lit("1/2-1/2".to_string()))
+            .cast(DataType::UInt64)
+            .sum()
+            .alias("draws"),
+        first_score_is(0.0).alias("second_wins"),
+    ]
+}
+
+/// Row `i`'s [`result_counts`]: games, first-player wins, draws, second-player wins.
+fn counts_at(df: &DataFrame, i: usize) -> [u64; 4] {
+    ["games", "first_wins", "draws", "second_wins"].map(|c| f64_at(df, c, i) as u64)
+}
+
+/// The game-length quantiles of [`LengthStats`]: (quantile, summary column).
+const LENGTH_QUANTILES: [(f64, &str); 5] = [
+    (0.1, "p10"),
+    (0.25, "p25"),
+    (0.5, "p50"),
+    (0.75, "p75"),
+    (0.9, "p90"),
+];
+
+/// The game-length aggregations of a group: mean, min, max and the [`LENGTH_QUANTILES`] of
+/// the plies (linear interpolation). Read back by [`length_at`].
+fn length_aggs() -> impl Iterator<Item = Expr> {
+    let plies = || col("plies").cast(DataType::Float64);
+    [
+        plies().mean().alias("len_mean"),
+        col("plies").min().cast(DataType::UInt32).alias("len_min"),
+        col("plies").max().cast(DataType::UInt32).alias("len_max"),
+    ]
+    .into_iter()
+    .chain(
+        LENGTH_QUANTILES
+            .iter()
+            .map(move |&(q, name)| plies().quantile(lit(q), QuantileMethod::Linear).alias(name)),
+    )
+}
+
+/// Row `g`'s [`length_aggs`], with the histogram of the group's `plies`.
+fn length_at(summary: &DataFrame, g: usize, plies: &[u32], bins: usize) -> LengthStats {
+    let [p10, p25, median, p75, p90] = LENGTH_QUANTILES.map(|(_, name)| f64_at(summary, name, g));
+    LengthStats {
+        mean: f64_at(summary, "len_mean", g),
+        min: f64_at(summary, "len_min", g) as u64 as u32,
+        p10,
+        p25,
+        median,
+        p75,
+        p90,
+        max: f64_at(summary, "len_max", g) as u64 as u32,
+        histogram: histogram(plies, bins),
+    }
 }
 
 fn histogram(plies: &[u32], bins: usize) -> Vec<(u32, u32, u64)> {
