@@ -41,6 +41,15 @@ impl VariantArg {
     }
 }
 
+/// The position of `--fen FEN`, or the variant's start position.
+pub fn position(v: &Arc<Variant>, fen: &Option<String>) -> Result<varzero_rules::Position> {
+    use varzero_rules::Position;
+    match fen {
+        Some(f) => Position::from_fen(v, f).with_context(|| format!("bad --fen '{f}'")),
+        None => Ok(Position::start(v)),
+    }
+}
+
 /// A TOML file parsed into `T`; an error names the file and line (`FILE:LINE: message`).
 pub fn parse_toml<T: DeserializeOwned>(path: &std::path::Path, text: &str) -> Result<T> {
     toml::from_str(text).map_err(|e| {

@@ -74,7 +74,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         if !d.exists() {
             bail!("{}: no such directory", d.display());
         }
-        lookup.add_dir(d).map_err(anyhow::Error::msg)?;
+        lookup.add_dir(d)?;
     }
     let (lf, skipped) = analysis::scan_game_dirs(&a.dirs)?;
     for s in &skipped {

@@ -24,13 +24,6 @@ pub struct PerftArgs {
 /// Deeper perft runs for days from any real position: refused rather than left to run.
 const MAX_PERFT_DEPTH: u32 = 12;
 
-pub fn position(v: &Arc<Variant>, fen: &Option<String>) -> Result<Position> {
-    match fen {
-        Some(f) => Position::from_fen(v, f).with_context(|| format!("bad --fen '{f}'")),
-        None => Ok(Position::start(v)),
-    }
-}
-
 pub fn run(a: PerftArgs) -> Result<()> {
     let PerftArgs {
         variant,
@@ -42,7 +35,7 @@ pub fn run(a: PerftArgs) -> Result<()> {
         bail!("--depth {depth}: at most {MAX_PERFT_DEPTH} (a start position's perft 9 already takes hours)");
     }
     let v = variant.load()?;
-    let mut pos = position(&v, &fen)?;
+    let mut pos = varzero::config::position(&v, &fen)?;
     let t = Instant::now();
     // Deep counts go root move by root move, with a progress bar on stderr.
     let nodes = if divide || depth >= 6 {

@@ -22,7 +22,7 @@ pub fn run(a: PlayArgs) -> Result<()> {
         moves,
     } = a;
     let v = variant.load()?;
-    let mut pos = super::perft::position(&v, &fen)?;
+    let mut pos = varzero::config::position(&v, &fen)?;
     for (i, m) in moves.iter().flat_map(|s| s.split_whitespace()).enumerate() {
         if let Some(o) = pos.outcome() {
             bail!("move {} '{m}': the game is already over ({o})", i + 1);
