@@ -33,6 +33,30 @@ pub enum Error {
         found: String,
         expected: String,
     },
+    /// A variant file (`variant.toml` of a dataset directory) that the rules core rejects: its
+    /// problems on one line (each names the file).
+    #[error("{}", .0.lines().join("; "))]
+    Variant(varzero_rules::VariantError),
+    /// Piece values that cannot be fitted to a group's samples.
+    #[error(transparent)]
+    Fit(#[from] FitError),
+}
+
+/// Why piece values cannot be fitted (see `analysis::fit_piece_values`).
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum FitError {
+    /// The variant has no non-royal piece to value.
+    #[error("no non-royal piece")]
+    NoPiece,
+    /// Fewer positions than a fit needs.
+    #[error("only {samples} positions sampled")]
+    TooFewSamples { samples: usize },
+    /// Newton's method diverged or met a singular system.
+    #[error("the regression did not converge")]
+    NotConverged,
+    /// The unit piece's coefficient is not positive, so values in its units are undefined.
+    #[error("the {letter} coefficient is {logit:.4} (no advantage measured): values undefined")]
+    NoAdvantage { letter: char, logit: f64 },
 }
 
 impl Error {

@@ -13,7 +13,7 @@ mod manifest;
 mod records;
 mod shard;
 
-pub use error::{Error, Result};
+pub use error::{Error, FitError, Result};
 pub use manifest::{
     claim, common_rules, read_rules, remove_temporaries, write_variant_file, DatasetRules, MANIFEST,
 };

@@ -70,13 +70,14 @@ impl VariantLookup {
         self.known.insert(0, v);
     }
 
-    /// Adds `dir/variant.toml` if there is one.
-    pub fn add_dir(&mut self, dir: &Path) -> std::result::Result<(), String> {
+    /// Adds `dir/variant.toml` if there is one: [`Error::Io`] when it cannot be read,
+    /// [`Error::Variant`] when the rules core rejects it.
+    pub fn add_dir(&mut self, dir: &Path) -> Result<()> {
         let p = dir.join("variant.toml");
         if p.exists() {
-            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-            let v = Variant::from_toml_str(&text, &p.display().to_string())
-                .map_err(|e| e.lines().join("; "))?;
+            let text = std::fs::read_to_string(&p).map_err(|e| Error::io(p.display(), e))?;
+            let v =
+                Variant::from_toml_str(&text, &p.display().to_string()).map_err(Error::Variant)?;
             self.add(v);
         }
         Ok(())

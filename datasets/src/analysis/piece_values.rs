@@ -3,6 +3,7 @@
 //! `analysis` module.
 
 use super::{AnalysisOptions, GameRow};
+use crate::error::{FitError, Result};
 use serde::Serialize;
 use std::sync::Arc;
 use varzero_rules::{Color, Position, Variant};
@@ -77,8 +78,8 @@ pub fn features(pos: &Position, kinds: &[usize], first: Color) -> Vec<f64> {
     x
 }
 
-/// Replays the games and samples quiet positions (see the module notes). Returns the samples
-/// and the number of games that could not be replayed.
+/// Replays the games and samples quiet positions (see the notes of [`super`]). Returns the
+/// samples and the number of games that could not be replayed.
 pub fn sample_positions(
     v: &Arc<Variant>,
     games: &[GameRow],
@@ -297,28 +298,33 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     }
 }
 
-/// Fits piece values to samples of `v` (see the module notes), with bootstrap intervals.
+/// Fits piece values to samples of `v` (see the notes of [`super`]), with bootstrap intervals.
+/// [`Error::Fit`](crate::Error::Fit) says why they cannot be fitted.
 pub fn fit_piece_values(
     v: &Arc<Variant>,
     samples: &[Sample],
     opts: &AnalysisOptions,
-) -> std::result::Result<PieceValues, String> {
+) -> Result<PieceValues> {
     let kinds = feature_kinds(v);
-    let (reference, rule) = reference_kind(v).ok_or("no non-royal piece")?;
+    let (reference, rule) = reference_kind(v).ok_or(FitError::NoPiece)?;
     let ri = kinds
         .iter()
         .position(|&k| k == reference)
         .expect("the reference is not royal");
     if samples.len() < 20 {
-        return Err(format!("only {} positions sampled", samples.len()));
+        return Err(FitError::TooFewSamples {
+            samples: samples.len(),
+        }
+        .into());
     }
     let ones = vec![1.0; samples.len()];
-    let beta = logistic_fit(samples, &ones, opts.ridge).ok_or("the regression did not converge")?;
+    let beta = logistic_fit(samples, &ones, opts.ridge).ok_or(FitError::NotConverged)?;
     if beta[ri] <= 1e-6 {
-        return Err(format!(
-            "the {} coefficient is {:.4} (no advantage measured): values undefined",
-            v.pieces[reference].letter, beta[ri]
-        ));
+        return Err(FitError::NoAdvantage {
+            letter: v.pieces[reference].letter,
+            logit: beta[ri],
+        }
+        .into());
     }
     let games = samples.iter().map(|s| s.game).max().map_or(0, |g| g + 1);
     let d = beta.len();
