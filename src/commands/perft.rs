@@ -1,11 +1,9 @@
 //! `varzero perft`: count legal move sequences (perft), the rules core's reference check.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
-use std::sync::Arc;
 use std::time::Instant;
 use varzero::config::VariantArg;
-use varzero_rules::{Position, Variant};
 
 #[derive(Args)]
 pub struct PerftArgs {
