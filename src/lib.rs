@@ -1,10 +1,11 @@
 //! The application layer of `varzero`, as a library: run configurations (files and flags, one
-//! validation path), nets as evaluators, progress on the terminal, and the AlphaZero loop's
+//! validation path), nets as evaluators, rating players on the ladder, progress on the terminal, and the AlphaZero loop's
 //! stages (self-play a generation, train a generation, rate a net), which the CLI's `pipeline`
 //! command runs one by one and a cluster driver can run on other machines. The command line
 //! itself is `src/main.rs` (parse and dispatch) and `src/commands/` (one file per verb).
 
 pub mod config;
+pub mod ladder;
 pub mod nets;
 pub mod pipeline;
 pub mod progress;

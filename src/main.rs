@@ -37,6 +37,8 @@ enum Cmd {
     Train(train::TrainArgs),
     /// Play a match between two players (evaluator@playouts, random, uci:ENGINE).
     Match(r#match::MatchArgs),
+    /// Rate players on the variant's ladder (Fairy-Stockfish's node ladder or our own rungs).
+    Ladder(ladder::LadderArgs),
     /// Our engine as a UCI engine (Fairy-Stockfish conventions) on stdin/stdout.
     Uci(uci::UciArgs),
     /// Analyse games tables: results, draw rates, lengths, fitted piece values.
@@ -62,6 +64,7 @@ fn main() {
         Cmd::Pipeline(a) => pipeline::run(a),
         Cmd::Train(a) => train::run(a),
         Cmd::Match(a) => r#match::run(a),
+        Cmd::Ladder(a) => ladder::run(a),
         Cmd::Uci(a) => uci::run(a),
         Cmd::Analyze(a) => analyze::run(a),
         Cmd::Study(a) => study::run(a),

@@ -50,6 +50,37 @@ pub struct PipelineConfig {
     pub selfplay: SelfplayConfig,
     #[serde(default)]
     pub train: TrainConfig,
+    /// Every generation rated on the variant's ladder.
+    #[serde(default)]
+    pub ladder: LadderSettings,
+}
+
+/// The `[ladder]` table of a run config: rating every generation (generation 0, the material
+/// player, included) on the variant's ladder.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LadderSettings {
+    pub enabled: bool,
+    /// Games per pairing.
+    pub games: u64,
+    /// Playouts of the rated players (default: `match_playouts`).
+    pub playouts: Option<u32>,
+    /// Rungs, weakest first (default: the variant's ladder).
+    pub rungs: Option<Vec<String>>,
+    /// The rung cache (default: `$VARZERO_CACHE/ladder/...`, shared by every run).
+    pub rung_dir: Option<PathBuf>,
+}
+
+impl Default for LadderSettings {
+    fn default() -> Self {
+        LadderSettings {
+            enabled: false,
+            games: 20,
+            playouts: None,
+            rungs: None,
+            rung_dir: None,
+        }
+    }
 }
 
 impl PipelineConfig {
@@ -96,6 +127,23 @@ impl PipelineConfig {
         self.search.check("search", &mut p);
         self.selfplay.check("selfplay", &mut p);
         self.train.check(&mut p);
+        p.check(
+            self.ladder.games >= 1,
+            "ladder.games",
+            "at least 1",
+            self.ladder.games,
+        );
+        if let Some(n) = self.ladder.playouts {
+            p.check(n >= 1, "ladder.playouts", "at least 1", n);
+        }
+        if let Some(r) = &self.ladder.rungs {
+            p.check(!r.is_empty(), "ladder.rungs", "at least one rung", "[]");
+            for spec in r {
+                if let Err(e) = PlayerSpec::parse(spec) {
+                    p.0.push(format!("ladder.rungs: {e}"));
+                }
+            }
+        }
         if p.is_empty() {
             Ok(())
         } else {
@@ -152,7 +200,8 @@ fn check_same_run(path: &Path, cfg: &PipelineConfig) -> Result<()> {
     let mut differ: Vec<&str> = old
         .keys()
         .chain(new.keys())
-        .filter(|k| *k != "generations" && old.get(*k) != new.get(*k))
+        // How many generations and how they are rated may change when a run is resumed.
+        .filter(|k| *k != "generations" && *k != "ladder" && old.get(*k) != new.get(*k))
         .map(|k| k.as_str())
         .collect();
     differ.sort_unstable();
@@ -307,7 +356,9 @@ pub fn selfplay_generation(
         search.playouts = p;
     }
     let g = Arc::new(Generator::new(v.clone(), ev.clone(), search, run));
+    let cpu = cpu_seconds();
     let s = crate::progress::run_with_progress(g, &sp, cfg.games_per_generation, quiet)?;
+    add_cpu(dir, &format!("selfplay-gen-{gen:03}"), cpu_seconds() - cpu)?;
     println!(
         "gen {gen}: self-play with {}: {} games ({} already there), {} positions, {:.0} s",
         ev.id(),
@@ -340,6 +391,7 @@ pub fn train_generation(
     varzero_eval_net::share_threads(1);
     let bar = crate::progress::progress_bar(quiet, cfg.train.steps, "steps");
     let t = Instant::now();
+    let cpu = cpu_seconds();
     let summary = varzero_trainer::train(
         v,
         &data,
@@ -356,6 +408,7 @@ pub fn train_generation(
         },
     )?;
     bar.finish_and_clear();
+    add_cpu(dir, &format!("train-gen-{next:03}"), cpu_seconds() - cpu)?;
     for ext in ["json", "safetensors"] {
         let from = summary.model.with_extension(ext);
         let to = model.with_extension(ext);
@@ -492,6 +545,162 @@ pub fn write_matches_csv(
     write_atomic(&dir.join("logs").join("matches.csv"), &csv)
 }
 
+/// Process CPU time (user + system, all threads) in seconds.
+pub fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes into the struct we pass and reads nothing else.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return 0.0;
+    }
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+    t(u.ru_utime) + t(u.ru_stime)
+}
+
+/// The CPU seconds each finished stage took (`logs/cpu.json`, by rename): self-play of a
+/// generation and training of a net. A stage resumed after a kill counts only its last part.
+pub fn read_cpu(dir: &Path) -> std::collections::BTreeMap<String, f64> {
+    std::fs::read_to_string(dir.join("logs").join("cpu.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+fn add_cpu(dir: &Path, key: &str, secs: f64) -> Result<()> {
+    let mut m = read_cpu(dir);
+    *m.entry(key.to_string()).or_insert(0.0) += secs.max(0.0);
+    write_atomic(
+        &dir.join("logs").join("cpu.json"),
+        &serde_json::to_string_pretty(&m)?,
+    )
+}
+
+/// CPU-hours spent to make generation `gen`: self-play of generations before it and training
+/// of nets up to it.
+pub fn cpu_hours_to(dir: &Path, gen: u32) -> f64 {
+    let m = read_cpu(dir);
+    let sum: f64 = (0..gen)
+        .map(|g| {
+            m.get(&format!("selfplay-gen-{g:03}"))
+                .copied()
+                .unwrap_or(0.0)
+        })
+        .chain((1..=gen).map(|g| m.get(&format!("train-gen-{g:03}")).copied().unwrap_or(0.0)))
+        .sum();
+    sum / 3600.0
+}
+
+/// What the ladder stage recorded of a generation (`logs/ladder-gen-NNN.json`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LadderRecord {
+    pub generation: u32,
+    pub player: String,
+    /// The highest rung it scored at least half against.
+    pub top_rung: Option<usize>,
+}
+
+fn ladder_record_path(dir: &Path, gen: u32) -> PathBuf {
+    dir.join("logs").join(format!("ladder-gen-{gen:03}.json"))
+}
+
+/// Stage 4 (with `[ladder] enabled`): generation `gen` climbs the ladder from where the one
+/// before it stopped, and the ratings of every generation are refitted: `ladder/ratings.csv`,
+/// `logs/ladder.csv` (generation, Elo, interval, CPU-hours) and `logs/ladder.png`.
+pub fn ladder_generation(
+    dir: &Path,
+    cfg: &PipelineConfig,
+    v: &Arc<Variant>,
+    gen: u32,
+    quiet: bool,
+) -> Result<()> {
+    let s = &cfg.ladder;
+    if !s.enabled {
+        return Ok(());
+    }
+    let playouts = s.playouts.unwrap_or(cfg.match_playouts);
+    let mut o = crate::ladder::LadderOptions::new(&dir.join("ladder"));
+    o.rungs = s.rungs.clone();
+    o.rung_dir = s.rung_dir.clone();
+    o.games = s.games;
+    o.concurrency = cfg.selfplay.threads.max(1);
+    o.seed = cfg.selfplay.seed ^ 0x1add;
+    let l = crate::ladder::open(v, &o)?;
+    let name = format!("gen-{gen:03}@{playouts}");
+    let rec_path = ladder_record_path(dir, gen);
+    if !rec_path.exists() {
+        let make = crate::ladder::maker(v, &cfg.search, &cfg.device);
+        let spec = if gen == 0 {
+            format!("material@{playouts}")
+        } else {
+            format!("net:{}@{playouts}", model_path(dir, gen).display())
+        };
+        let player = crate::ladder::named(&name, make(&spec).map_err(anyhow::Error::msg)?);
+        let start = (0..gen)
+            .rev()
+            .find_map(|g| {
+                std::fs::read_to_string(ladder_record_path(dir, g))
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<LadderRecord>(&t).ok())
+            })
+            .and_then(|r| r.top_rung)
+            .unwrap_or(0);
+        varzero_eval_net::share_threads(o.concurrency);
+        let top = crate::ladder::rate_one(&l, &player, start, &make, quiet)?;
+        write_atomic(
+            &rec_path,
+            &serde_json::to_string_pretty(&LadderRecord {
+                generation: gen,
+                player: name.clone(),
+                top_rung: top,
+            })?,
+        )?;
+    }
+    let ratings = l.ratings().map_err(anyhow::Error::msg)?;
+    crate::ladder::write_ratings(&l.cfg.dir, &ratings)?;
+    let mut csv = String::from("generation,player,elo,error95,games,cpu_hours\n");
+    let mut points = Vec::new();
+    for g in 0..=cfg.generations {
+        let Some(r) = std::fs::read_to_string(ladder_record_path(dir, g))
+            .ok()
+            .and_then(|t| serde_json::from_str::<LadderRecord>(&t).ok())
+        else {
+            continue;
+        };
+        if let Some(x) = ratings.iter().find(|x| x.player == r.player) {
+            let h = cpu_hours_to(dir, g);
+            csv.push_str(&format!(
+                "{g},{},{:.1},{:.1},{},{:.4}\n",
+                x.player, x.elo, x.error, x.games, h
+            ));
+            points.push(varzero_trainer::EloPoint {
+                generation: g,
+                cpu_hours: h,
+                elo: x.elo,
+                error: x.error,
+            });
+        }
+    }
+    write_atomic(&dir.join("logs").join("ladder.csv"), &csv)?;
+    let rungs: Vec<(String, f64)> = ratings
+        .iter()
+        .filter(|x| x.rung)
+        .map(|x| (x.player.clone(), x.elo))
+        .collect();
+    let png = dir.join("logs").join("ladder.png");
+    let tmp = dir.join("logs").join("ladder.tmp.png");
+    varzero_trainer::elo_curves(&points, &rungs, &tmp)
+        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", png.display()))?;
+    if tmp.exists() {
+        std::fs::rename(&tmp, &png)?;
+    }
+    if let Some(p) = points.last() {
+        println!(
+            "gen {gen}: ladder {:+.0} +- {:.0} Elo ({} = 0)",
+            p.elo, p.error, l.cfg.anchor
+        );
+    }
+    Ok(())
+}
+
 /// The whole loop in `dir`: every stage of every generation, each skipped when its output is
 /// there.
 pub fn run(dir: &Path, cfg: &PipelineConfig, quiet: bool) -> Result<()> {
@@ -507,8 +716,12 @@ pub fn run(dir: &Path, cfg: &PipelineConfig, quiet: bool) -> Result<()> {
     );
     for gen in 0..cfg.generations {
         selfplay_generation(dir, cfg, &v, gen, quiet)?;
+        if gen == 0 {
+            ladder_generation(dir, cfg, &v, 0, quiet)?;
+        }
         train_generation(dir, cfg, &v, gen + 1, quiet)?;
         rate_generation(dir, cfg, &v, gen + 1, quiet)?;
+        ladder_generation(dir, cfg, &v, gen + 1, quiet)?;
     }
     let last = rate_last_against_gen0(dir, cfg, &v, quiet)?;
     if let Some(r) = &last {

@@ -2,9 +2,11 @@
 //! colours swapped, several at once, scored with the statistics of `varzero-stats`, written
 //! as a games table that a killed match resumes from), the players (`players`: a search with
 //! an evaluator, random, or an external engine) and the UCI client that drives an external
-//! engine such as Fairy-Stockfish as a separate program (`uci_client`).
+//! engine such as Fairy-Stockfish as a separate program (`uci_client`), and the ladder that
+//! rates any player on one Elo scale per variant (`ladder`).
 
 mod error;
+pub mod ladder;
 pub mod matches;
 pub mod players;
 pub mod uci_client;

@@ -429,6 +429,43 @@ pub struct GameWriter {
     done: Vec<(u64, GameScore)>,
 }
 
+/// The games of `a` against `b` already in the dataset directory `dir`: index and A's score
+/// (sorted, one per index). A game between other players is an error.
+pub fn match_scores(dir: &Path, a: &str, b: &str) -> Result<Vec<(u64, GameScore)>> {
+    let (shards, _) = varzero_datasets::list_shards(dir)?;
+    let mut done = Vec::new();
+    for s in &shards {
+        for g in varzero_datasets::read_games(&s.path)? {
+            let meta: serde_json::Value = serde_json::from_str(&g.search).unwrap_or_default();
+            let a_white = meta["a_white"].as_bool().unwrap_or(true);
+            let (white, black) = (meta["white"].as_str(), meta["black"].as_str());
+            let (ga, gb) = if a_white {
+                (white, black)
+            } else {
+                (black, white)
+            };
+            if ga != Some(a) || gb != Some(b) {
+                return Err(Error::OtherMatch {
+                    dir: dir.display().to_string(),
+                    a: ga.unwrap_or("?").to_string(),
+                    b: gb.unwrap_or("?").to_string(),
+                });
+            }
+            let a_color = if a_white { Color::White } else { Color::Black };
+            let score = match g.result.as_str() {
+                "1-0" if a_color == Color::White => GameScore::Win,
+                "0-1" if a_color == Color::Black => GameScore::Win,
+                "1/2-1/2" => GameScore::Draw,
+                _ => GameScore::Loss,
+            };
+            done.push((g.game_id, score));
+        }
+    }
+    done.sort_by_key(|d| d.0);
+    done.dedup_by_key(|d| d.0);
+    Ok(done)
+}
+
 impl GameWriter {
     /// Opens `dir` (created) for a match of `a` against `b`, appending to `dir/games.txt`;
     /// shards continue the numbering of those already there, and the games already there
@@ -440,36 +477,7 @@ impl GameWriter {
         varzero_datasets::claim(dir, &rules)?;
         let (shards, _) = varzero_datasets::list_shards(dir)?;
         let seq = shards.iter().map(|s| s.seq + 1).max().unwrap_or(0);
-        let mut done = Vec::new();
-        for s in &shards {
-            for g in varzero_datasets::read_games(&s.path)? {
-                let meta: serde_json::Value = serde_json::from_str(&g.search).unwrap_or_default();
-                let a_white = meta["a_white"].as_bool().unwrap_or(true);
-                let (white, black) = (meta["white"].as_str(), meta["black"].as_str());
-                let (ga, gb) = if a_white {
-                    (white, black)
-                } else {
-                    (black, white)
-                };
-                if ga != Some(a) || gb != Some(b) {
-                    return Err(Error::OtherMatch {
-                        dir: dir.display().to_string(),
-                        a: ga.unwrap_or("?").to_string(),
-                        b: gb.unwrap_or("?").to_string(),
-                    });
-                }
-                let a_color = if a_white { Color::White } else { Color::Black };
-                let score = match g.result.as_str() {
-                    "1-0" if a_color == Color::White => GameScore::Win,
-                    "0-1" if a_color == Color::Black => GameScore::Win,
-                    "1/2-1/2" => GameScore::Draw,
-                    _ => GameScore::Loss,
-                };
-                done.push((g.game_id, score));
-            }
-        }
-        done.sort_by_key(|d| d.0);
-        done.dedup_by_key(|d| d.0);
+        let done = match_scores(dir, a, b)?;
         varzero_datasets::write_variant_file(dir, variant)?;
         let text_path = dir.join("games.txt");
         let text = std::fs::OpenOptions::new()

@@ -1,5 +1,6 @@
 //! Players of a match: an evaluator with a search budget (`material@400`, `uniform@100`), a
-//! random mover (`random`), or an external engine speaking UCI (`uci:COMMAND ARGS@nodes=1000`).
+//! random mover (`random`), or an external engine speaking UCI (`uci:COMMAND ARGS@nodes=1000`,
+//! or `fsf@nodes=1000` for the Fairy-Stockfish that `scripts/setup-fsf` builds).
 //!
 //! A spec is parsed into a [`PlayerFactory`], which makes one [`Player`] per concurrent game
 //! slot. Evaluators are looked up by name through an [`EvaluatorResolver`]: the built-in one
@@ -110,6 +111,19 @@ impl PlayerSpec {
         }
         if let Some(rest) = spec.strip_prefix("uci:") {
             return UciEngineConfig::parse(rest).map(PlayerSpec::Uci);
+        }
+        // `fsf@nodes=N`: Fairy-Stockfish where setup-fsf put it, named the same on every
+        // machine (ladder results are cached by player name).
+        if let Some(rest) = spec.strip_prefix("fsf@") {
+            let path = crate::uci_client::fairy_stockfish_path().ok_or_else(|| {
+                Error::Spec(format!(
+                    "player '{spec}': no Fairy-Stockfish found (run scripts/setup-fsf or set \
+                     VARZERO_FSF)"
+                ))
+            })?;
+            let mut cfg = UciEngineConfig::parse(&format!("fsf@{rest}"))?;
+            cfg.command = vec![path.display().to_string()];
+            return Ok(PlayerSpec::Uci(cfg));
         }
         if spec == "random" {
             return Ok(PlayerSpec::Random);

@@ -96,6 +96,20 @@ pub fn split_command(s: &str) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// Where the `fsf` player finds Fairy-Stockfish: `$VARZERO_FSF`, else the binary that
+/// `scripts/setup-fsf` builds into `$VARZERO_CACHE/fsf` (default `~/.cache/varzero/fsf`).
+pub fn fairy_stockfish_path() -> Option<std::path::PathBuf> {
+    use std::path::PathBuf;
+    if let Some(p) = std::env::var_os("VARZERO_FSF") {
+        return Some(PathBuf::from(p));
+    }
+    let cache = std::env::var_os("VARZERO_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/varzero")))?;
+    let p = cache.join("fsf/fairy-stockfish");
+    p.exists().then_some(p)
+}
+
 impl UciEngineConfig {
     /// Parses what follows `uci:`.
     pub fn parse(s: &str) -> Result<UciEngineConfig> {

@@ -59,6 +59,19 @@ impl<B: Bitboard> Pos<B> {
         false
     }
 
+    /// Whether a piece of `c` of one of the kinds in the bit mask `kinds` attacks `s` (pins
+    /// and the legality of the capture are not considered).
+    pub fn attacked_by_kinds(&self, s: usize, c: Color, kinds: u32) -> bool {
+        let mut pcs = B::ZERO;
+        for k in 0..self.nkinds {
+            if kinds >> k & 1 == 1 {
+                pcs |= self.by_kind[k];
+            }
+        }
+        pcs &= self.by_color[c as usize];
+        pcs.any() && self.attacked_with(s, c, self.occupied(), pcs)
+    }
+
     /// Kings see each other along a face-off line.
     #[inline(always)]
     pub(crate) fn kings_face(&self, k: usize, ek: usize, occ: B) -> bool {

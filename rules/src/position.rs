@@ -178,6 +178,26 @@ impl Position {
         piece.is_some().then(|| (piece.kind(), piece.color()))
     }
 
+    /// The square of `c`'s royal piece, if it has one on the board.
+    pub fn king_square(&self, c: Color) -> Option<Square> {
+        dispatch!(self, p => p.king_square(c)).map(|s| Square(s as u8))
+    }
+
+    /// Whether a piece of `c` whose kind is in the bit mask `kinds` attacks `sq` (a cheap
+    /// test for evaluations: pins and the legality of the capture are not considered).
+    pub fn attacked_by_kinds(&self, sq: Square, c: Color, kinds: u32) -> bool {
+        dispatch!(self, p => p.attacked_by_kinds(sq.index(), c, kinds))
+    }
+
+    /// Calls `f(square, kind)` for every piece of `c`.
+    pub fn for_each_piece(&self, c: Color, mut f: impl FnMut(Square, usize)) {
+        dispatch!(self, p => {
+            for s in p.by_color[c as usize].squares() {
+                f(Square(s as u8), p.board[s].kind());
+            }
+        })
+    }
+
     /// Number of pieces of a kind and colour.
     pub fn count(&self, kind: usize, c: Color) -> u32 {
         dispatch!(self, p => p.pieces_of(kind, c).popcount())

@@ -2,6 +2,7 @@
 //! win/draw/loss value from its side to move's view. Positions are encoded into the batch at
 //! the leaf (so the search never copies positions), then evaluated in one call.
 
+use crate::tactics::Tactics;
 use std::sync::Arc;
 use varzero_rules::{Color, Move, Position, Variant};
 
@@ -15,6 +16,9 @@ pub struct Batch {
     /// Per leaf: its moves are `moves[start..end]`.
     pub ranges: Vec<(u32, u32)>,
     pub side_to_move: Vec<Color>,
+    /// One number per move (same order as `moves`) that an evaluator without a policy head
+    /// computes at the leaf for its priors (the tactical evaluator's exchange scores); 0 else.
+    pub hints: Vec<f32>,
 }
 
 impl Batch {
@@ -24,16 +28,40 @@ impl Batch {
         self.moves.clear();
         self.ranges.clear();
         self.side_to_move.clear();
+        self.hints.clear();
     }
 
     /// Adds a leaf; `encode` fills its input slice.
     pub fn push(&mut self, ev: &dyn Evaluator, pos: &Position, moves: &[Move]) -> usize {
+        let (start, m0) = self.grow(ev, moves);
+        ev.encode(pos, &mut self.inputs[start..]);
+        self.finish(pos, m0)
+    }
+
+    /// Adds a leaf through `encode_leaf`, which may make and take back moves on `pos` (the
+    /// search's own position, so nothing is cloned).
+    pub fn push_leaf(&mut self, ev: &dyn Evaluator, pos: &mut Position, moves: &[Move]) -> usize {
+        let (start, m0) = self.grow(ev, moves);
+        ev.encode_leaf(
+            pos,
+            moves,
+            &mut self.inputs[start..],
+            &mut self.hints[m0 as usize..],
+        );
+        self.finish(pos, m0)
+    }
+
+    fn grow(&mut self, ev: &dyn Evaluator, moves: &[Move]) -> (usize, u32) {
         self.input_len = ev.input_len();
         let start = self.inputs.len();
         self.inputs.resize(start + self.input_len, 0.0);
-        ev.encode(pos, &mut self.inputs[start..]);
         let m0 = self.moves.len() as u32;
         self.moves.extend_from_slice(moves);
+        self.hints.resize(self.moves.len(), 0.0);
+        (start, m0)
+    }
+
+    fn finish(&mut self, pos: &Position, m0: u32) -> usize {
         self.ranges.push((m0, self.moves.len() as u32));
         self.side_to_move.push(pos.side_to_move());
         self.n += 1;
@@ -55,6 +83,12 @@ pub trait Evaluator: Send + Sync {
     fn input_len(&self) -> usize;
     /// Encodes a leaf position into `out` (`input_len` floats, zeroed).
     fn encode(&self, pos: &Position, out: &mut [f32]);
+    /// Encodes a leaf of a search, given its moves; may make and take back moves on `pos` and
+    /// write one hint per move into `hints` (zeroed). The default is `encode`.
+    fn encode_leaf(&self, pos: &mut Position, moves: &[Move], out: &mut [f32], hints: &mut [f32]) {
+        let _ = (moves, hints);
+        self.encode(pos, out)
+    }
     /// Evaluates a batch: `out.priors` gets one prior per move, `out.wdl` one value per leaf.
     fn evaluate(&self, batch: &Batch, out: &mut Evaluation);
 }
@@ -86,34 +120,42 @@ impl Evaluator for UniformEvaluator {
     }
 }
 
-/// Uniform priors; the value is the material balance (the variant file's piece values, pawn =
-/// 1) from the side to move's view, squashed to win/draw/loss.
+/// The evaluator of a player without a net (generation 0). The value is material resolved
+/// by a quiescence search, with mop-up and the count in mind ([`Tactics`]), from the side to
+/// move's view, squashed to win/draw/loss; the priors are a softmax of the exchange hints, so
+/// a capture that wins material is searched first and a move that hangs a piece last. With
+/// `tactical` off it is the raw balance with uniform priors (`material-raw`, the old
+/// generation 0, kept as a rung and for comparison).
 pub struct MaterialEvaluator {
-    values: Vec<f32>,
+    pub tactics: Tactics,
+    pub tactical: bool,
     /// Logistic scale per pawn of advantage.
     pub scale: f32,
+    /// Priors are a softmax of the hints in pawns over this temperature.
+    pub prior_temperature: f32,
 }
 
 impl MaterialEvaluator {
     pub fn new(v: &Arc<Variant>) -> MaterialEvaluator {
         MaterialEvaluator {
-            values: v
-                .pieces
-                .iter()
-                .map(|p| if p.royal { 0.0 } else { p.value })
-                .collect(),
+            tactics: Tactics::new(v),
+            tactical: true,
             scale: 0.5,
+            prior_temperature: 1.0,
+        }
+    }
+
+    /// The raw balance with uniform priors.
+    pub fn raw(v: &Arc<Variant>) -> MaterialEvaluator {
+        MaterialEvaluator {
+            tactical: false,
+            ..MaterialEvaluator::new(v)
         }
     }
 
     /// Material balance in pawns for the side to move.
     pub fn balance(&self, pos: &Position) -> f32 {
-        let stm = pos.side_to_move();
-        self.values
-            .iter()
-            .enumerate()
-            .map(|(k, &v)| v * (pos.count(k, stm) as f32 - pos.count(k, !stm) as f32))
-            .sum()
+        self.tactics.material(pos)
     }
 
     /// The WDL of a balance: the expected score is logistic in the balance, and the draw share
@@ -127,16 +169,45 @@ impl MaterialEvaluator {
 
 impl Evaluator for MaterialEvaluator {
     fn id(&self) -> String {
-        "material".into()
+        if self.tactical {
+            "material"
+        } else {
+            "material-raw"
+        }
+        .into()
     }
     fn input_len(&self) -> usize {
         1
     }
     fn encode(&self, pos: &Position, out: &mut [f32]) {
-        out[0] = self.balance(pos);
+        out[0] = if self.tactical {
+            self.tactics.static_eval(pos)
+        } else {
+            self.balance(pos)
+        };
+    }
+    fn encode_leaf(&self, pos: &mut Position, moves: &[Move], out: &mut [f32], hints: &mut [f32]) {
+        if !self.tactical {
+            return self.encode(pos, out);
+        }
+        out[0] = self.tactics.quiesce(pos);
+        self.tactics.move_hints(pos, moves, hints);
     }
     fn evaluate(&self, batch: &Batch, out: &mut Evaluation) {
-        uniform_priors(batch, out);
+        out.priors.clear();
+        for &(a, b) in &batch.ranges {
+            let h = &batch.hints[a as usize..b as usize];
+            let max = h.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+            let start = out.priors.len();
+            out.priors.extend(
+                h.iter()
+                    .map(|&x| ((x - max) / self.prior_temperature.max(1e-3)).exp()),
+            );
+            let sum: f32 = out.priors[start..].iter().sum();
+            for p in &mut out.priors[start..] {
+                *p /= sum.max(f32::MIN_POSITIVE);
+            }
+        }
         out.wdl.clear();
         out.wdl
             .extend((0..batch.n).map(|i| self.wdl(batch.inputs[i])));
@@ -171,7 +242,7 @@ pub trait EvaluatorResolver: Send + Sync {
     fn known(&self) -> Vec<String>;
 }
 
-/// `material` and `uniform`.
+/// `material`, `material-raw` and `uniform`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BuiltinEvaluators;
 
@@ -183,12 +254,13 @@ impl EvaluatorResolver for BuiltinEvaluators {
     ) -> Result<Option<Arc<dyn Evaluator>>, ResolveError> {
         Ok(match name {
             "material" => Some(Arc::new(MaterialEvaluator::new(variant))),
+            "material-raw" => Some(Arc::new(MaterialEvaluator::raw(variant))),
             "uniform" => Some(Arc::new(UniformEvaluator)),
             _ => None,
         })
     }
     fn known(&self) -> Vec<String> {
-        vec!["material".into(), "uniform".into()]
+        vec!["material".into(), "material-raw".into(), "uniform".into()]
     }
 }
 

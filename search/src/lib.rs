@@ -1,6 +1,7 @@
 //! The search core: PUCT Monte-Carlo tree search in the AlphaZero/lc0/KataGo tradition over
 //! the rules core, free of I/O, datasets and polars. `Evaluator` is where a network plugs in
-//! (`uniform` and `material` bootstrap the pipeline); `tree` holds the nodes, PUCT selection
+//! (`uniform` and `material`, a quiescence search over material in `tactics`, bootstrap the
+//! pipeline); `tree` holds the nodes, PUCT selection
 //! (the formula is in `Tree::select_edge`), virtual loss, terminal scoring by the rules and the
 //! MCTS solver's proofs; `round` is the one batched playout round (gather, evaluate, scatter);
 //! `searcher` searches one position at a time for players and the UCI engine, under limits.
@@ -10,6 +11,7 @@ pub mod config;
 pub mod evaluator;
 pub mod round;
 pub mod searcher;
+pub mod tactics;
 pub mod tree;
 
 pub use config::{Problems, SearchConfig};
@@ -19,5 +21,6 @@ pub use evaluator::{
 };
 pub use round::{best_move, Round};
 pub use searcher::{Limits, SearchInfo, Searcher};
+pub use tactics::Tactics;
 pub use tree::{Leaf, NodeState, Proof, Tree};
 pub use varzero_stats::Rng;

@@ -68,7 +68,7 @@ impl Round {
         &mut self,
         tree_id: u32,
         tree: &mut Tree,
-        pos: &Position,
+        pos: &mut Position,
         moves: &[Move],
         ev: &dyn Evaluator,
     ) {
@@ -80,8 +80,8 @@ impl Round {
         self.queue(tree_id, pos, ev);
     }
 
-    fn queue(&mut self, tree_id: u32, pos: &Position, ev: &dyn Evaluator) {
-        self.batch.push(ev, pos, &self.moves);
+    fn queue(&mut self, tree_id: u32, pos: &mut Position, ev: &dyn Evaluator) {
+        self.batch.push_leaf(ev, pos, &self.moves);
         let s = self.paths.len() as u32;
         self.paths.extend_from_slice(&self.path);
         self.pending.push((tree_id, s, self.paths.len() as u32));

@@ -137,6 +137,18 @@ impl Tree {
                     return Leaf::Terminal;
                 }
                 NodeState::Pending => return Leaf::Collision,
+                // Below the root, a proved node needs no more search: its proof is its value.
+                NodeState::Expanded
+                    if node != self.root && self.nodes[node as usize].proof != Proof::Unknown =>
+                {
+                    let v = match self.nodes[node as usize].proof {
+                        Proof::Win(_) => [1.0, 0.0, 0.0],
+                        Proof::Loss(_) => [0.0, 0.0, 1.0],
+                        _ => [0.0, 1.0, 0.0],
+                    };
+                    self.backup(path, v, false);
+                    return Leaf::Terminal;
+                }
                 NodeState::Unexpanded => {
                     let (outcome, moves) = pos.outcome_and_moves();
                     let n = &mut self.nodes[node as usize];
@@ -229,7 +241,16 @@ impl Tree {
             } else {
                 let c = &self.nodes[e.child as usize];
                 let nv = c.visits as f32 + c.vloss as f32;
-                if nv == 0.0 {
+                // A proved child is worth its proof, not its average: a proved loss is never
+                // explored again while anything else is left, a proved win always is.
+                if let Some(q) = match c.proof {
+                    Proof::Unknown => None,
+                    Proof::Win(_) => Some(1.0),
+                    Proof::Draw => Some(0.0),
+                    Proof::Loss(_) => Some(-2.0),
+                } {
+                    (q, nv)
+                } else if nv == 0.0 {
                     (fpu, 0.0)
                 } else {
                     (

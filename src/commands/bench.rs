@@ -89,14 +89,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
 
 /// Where `bench perft` looks for Fairy-Stockfish when `--fsf` is not given.
 fn default_fsf() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("VARZERO_FSF") {
-        return Some(PathBuf::from(p));
-    }
-    let cache = std::env::var_os("VARZERO_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/varzero")))?;
-    let p = cache.join("fsf/fairy-stockfish");
-    p.exists().then_some(p)
+    varzero_arena::uci_client::fairy_stockfish_path()
 }
 
 /// A Fairy-Stockfish process kept open across runs, so its start-up and table set-up are not

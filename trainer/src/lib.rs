@@ -8,7 +8,7 @@
 //! ([`raw_loop_samples_per_s`]); `config` the `[train]` settings and their check; `data` the
 //! window of samples and their batches; `loss` a batch's losses and accuracies; `optim` the
 //! learning-rate schedule and the optimizer; `checkpoint` saving and resuming; `log` the CSV of
-//! steps and `plot` its curves; `error` the error type. The public API is re-exported here.
+//! steps and `plot` its curves (and the pipeline's Elo curves); `error` the error type. The public API is re-exported here.
 
 mod checkpoint;
 mod config;
@@ -26,4 +26,5 @@ pub use error::{Error, Result};
 pub use log::StepLog;
 pub use loss::batch_losses;
 pub use optim::lr_at;
+pub use plot::{elo_curves, EloPoint};
 pub use train::{raw_loop_samples_per_s, train, TrainSummary};
