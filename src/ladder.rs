@@ -58,6 +58,12 @@ pub fn open(v: &Arc<Variant>, o: &LadderOptions) -> Result<Ladder> {
         None => ladder::default_rung_dir(v)
             .context("no cache directory for the ladder's rungs: set VARZERO_CACHE or HOME")?,
     };
+    if rungs.is_empty() {
+        anyhow::bail!("the ladder needs at least one rung");
+    }
+    for r in &rungs {
+        PlayerSpec::parse(r).map_err(|e| anyhow::anyhow!("rung {r}: {e}"))?;
+    }
     let anchor = o.anchor.clone().unwrap_or_else(|| rungs[0].clone());
     Ok(Ladder::new(LadderConfig {
         variant: v.clone(),

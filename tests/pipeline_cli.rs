@@ -142,3 +142,95 @@ fn a_bad_config_is_one_line_naming_file_and_line() {
     );
     assert!(!dir.path().join("run").exists(), "nothing written");
 }
+
+#[test]
+fn every_generation_is_rated_on_the_ladder() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("ladder.toml");
+    let rungs = dir.path().join("rungs");
+    std::fs::write(
+        &cfg,
+        format!(
+            r#"name = "ci-ladder"
+variant = "makruk"
+generations = 1
+games_per_generation = 4
+match_games = 2
+match_playouts = 4
+[search]
+playouts = 8
+[selfplay]
+threads = 1
+games_per_worker = 4
+[train]
+steps = 4
+batch_size = 16
+[train.arch]
+blocks = 1
+channels = 8
+[ladder]
+enabled = true
+games = 2
+playouts = 4
+rungs = ["random", "material@2"]
+rung_dir = "{}"
+"#,
+            rungs.display()
+        ),
+    )
+    .unwrap();
+    let run = dir.path().join("run");
+    let out = pipeline(&cfg, &run);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("gen 1: ladder "), "{stdout}");
+    let csv = std::fs::read_to_string(run.join("logs/ladder.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows[0], "generation,player,elo,error95,games,cpu_hours");
+    assert_eq!(rows.len(), 3, "generations 0 and 1: {csv}");
+    assert!(rows[1].starts_with("0,gen-000@4,") && rows[2].starts_with("1,gen-001@4,"));
+    // CPU-hours grow from generation 0 (nothing spent yet) to 1.
+    let hours = |r: &str| r.rsplit(',').next().unwrap().parse::<f64>().unwrap();
+    assert_eq!(hours(rows[1]), 0.0);
+    assert!(hours(rows[2]) > 0.0, "{csv}");
+    assert!(run.join("logs/ladder.png").exists());
+    let ratings = std::fs::read_to_string(run.join("ladder/ratings.csv")).unwrap();
+    assert!(
+        ratings.contains("\nrandom,0.0,0.0,"),
+        "the anchor: {ratings}"
+    );
+    // A rerun rates nothing again.
+    let games = |d: &Path| -> usize {
+        walk(d)
+            .iter()
+            .filter(|p| p.file_name().is_some_and(|n| n == "games.txt"))
+            .map(|p| {
+                std::fs::read_to_string(p)
+                    .unwrap()
+                    .matches("[game ")
+                    .count()
+            })
+            .sum()
+    };
+    let before = (games(&run.join("ladder")), games(&rungs));
+    let again = pipeline(&cfg, &run);
+    assert!(again.status.success());
+    assert_eq!((games(&run.join("ladder")), games(&rungs)), before);
+}
+
+fn walk(d: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -72,6 +72,53 @@ impl<B: Bitboard> Pos<B> {
         pcs.any() && self.attacked_with(s, c, self.occupied(), pcs)
     }
 
+    /// Squares the non-royal pieces of `c` could move to or capture on, summed over pieces
+    /// (pseudo-legal: pins, checks, first-move rights and promotion choices left out). A cheap
+    /// mobility measure for evaluations.
+    pub fn mobility(&self, c: Color) -> u32 {
+        let t = &*self.t;
+        let us = c as usize;
+        let own = self.by_color[us];
+        let their = self.by_color[us ^ 1];
+        let occ = own | their;
+        let free = (!occ & t.all) | their;
+        let mut n = 0;
+        for kind in 0..self.nkinds {
+            if kind == self.royal {
+                continue;
+            }
+            let mut pcs = self.by_kind[kind] & own;
+            if pcs.is_empty() {
+                continue;
+            }
+            let pt = &t.pieces[kind * 2 + us];
+            let slides = pt.slide_quiet | pt.slide_capture;
+            let hops = pt.hop_quiet | pt.hop_capture;
+            while pcs.any() {
+                let from = pcs.pop_lsb();
+                let mut m = pt.leap_quiet[from] | pt.leap_capture[from];
+                if pt.has_lame {
+                    let (a, b) = pt.lame_range[from];
+                    for e in &pt.lame[a as usize..b as usize] {
+                        if (e.block & occ).is_empty() {
+                            m |= e.quiet | e.capture;
+                        }
+                    }
+                }
+                for d in bits16(slides) {
+                    m |= t.ray_attacks(d, from, occ);
+                }
+                for d in bits16(hops) {
+                    if let Some(screen) = t.first_blocker(d, from, occ) {
+                        m |= t.ray_attacks(d, screen, occ) & their;
+                    }
+                }
+                n += (m & free & pt.stand).popcount();
+            }
+        }
+        n
+    }
+
     /// Kings see each other along a face-off line.
     #[inline(always)]
     pub(crate) fn kings_face(&self, k: usize, ek: usize, occ: B) -> bool {

@@ -189,6 +189,11 @@ impl Position {
         dispatch!(self, p => p.attacked_by_kinds(sq.index(), c, kinds))
     }
 
+    /// Squares `c`'s non-royal pieces could move to or capture on (pseudo-legal, summed).
+    pub fn mobility(&self, c: Color) -> u32 {
+        dispatch!(self, p => p.mobility(c))
+    }
+
     /// Calls `f(square, kind)` for every piece of `c`.
     pub fn for_each_piece(&self, c: Color, mut f: impl FnMut(Square, usize)) {
         dispatch!(self, p => {

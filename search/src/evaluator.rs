@@ -91,6 +91,11 @@ pub trait Evaluator: Send + Sync {
     }
     /// Evaluates a batch: `out.priors` gets one prior per move, `out.wdl` one value per leaf.
     fn evaluate(&self, batch: &Batch, out: &mut Evaluation);
+    /// A factor on `c_puct` for searches with this evaluator: a hand-written value is a
+    /// rougher guess than a trained net's, and the search does better to spread its visits.
+    fn exploration(&self) -> f32 {
+        1.0
+    }
 }
 
 fn uniform_priors(batch: &Batch, out: &mut Evaluation) {
@@ -133,6 +138,9 @@ pub struct MaterialEvaluator {
     pub scale: f32,
     /// Priors are a softmax of the hints in pawns over this temperature.
     pub prior_temperature: f32,
+    /// The factor on `c_puct` of searches with this evaluator (see
+    /// [`Evaluator::exploration`]).
+    pub exploration: f32,
 }
 
 impl MaterialEvaluator {
@@ -142,6 +150,7 @@ impl MaterialEvaluator {
             tactical: true,
             scale: 0.5,
             prior_temperature: 1.0,
+            exploration: 2.0,
         }
     }
 
@@ -149,6 +158,7 @@ impl MaterialEvaluator {
     pub fn raw(v: &Arc<Variant>) -> MaterialEvaluator {
         MaterialEvaluator {
             tactical: false,
+            exploration: 1.0,
             ..MaterialEvaluator::new(v)
         }
     }
@@ -185,6 +195,9 @@ impl Evaluator for MaterialEvaluator {
         } else {
             self.balance(pos)
         };
+    }
+    fn exploration(&self) -> f32 {
+        self.exploration
     }
     fn encode_leaf(&self, pos: &mut Position, moves: &[Move], out: &mut [f32], hints: &mut [f32]) {
         if !self.tactical {

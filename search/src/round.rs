@@ -49,6 +49,17 @@ impl Round {
         ev: &dyn Evaluator,
     ) -> (Leaf, u32) {
         self.path.clear();
+        let x = ev.exploration();
+        let scaled;
+        let cfg = if x == 1.0 {
+            cfg
+        } else {
+            scaled = SearchConfig {
+                c_puct: cfg.c_puct * x,
+                ..cfg.clone()
+            };
+            &scaled
+        };
         let leaf = tree.descend(pos, cfg, &mut self.path);
         let depth = self.path.len() as u32 - 1;
         if let Leaf::NeedsEval(node) = leaf {

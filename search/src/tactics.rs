@@ -39,6 +39,8 @@ pub struct Tactics {
     /// Charge the side to move for a second piece en prise (a fork), which it cannot save by
     /// one move; standing pat assumes it can.
     pub threats: bool,
+    /// Pawns per square of mobility difference (see `Position::mobility`).
+    pub mobility: f32,
     /// Pawns of mop-up bonus at most (edge and king distance together). It is large on
     /// purpose: a won position's value is near 1 after the logistic squash, and the search
     /// only sees progress towards mate when the progress moves the value visibly.
@@ -69,6 +71,7 @@ impl Tactics {
             cheaper,
             all_kinds: (1u32 << values.len()) - 1,
             threats: true,
+            mobility: 0.04,
             values,
             royal_order: max * 100.0,
             royal_kind: v.royal_kind(),
@@ -247,6 +250,10 @@ impl Tactics {
         if self.threats {
             v -= self.threatened(pos);
         }
+        if self.mobility != 0.0 {
+            let stm = pos.side_to_move();
+            v += self.mobility * (pos.mobility(stm) as f32 - pos.mobility(!stm) as f32);
+        }
         let (ply, limit) = pos.counting();
         if limit > 0 {
             v * (1.0 - 0.75 * (ply as f32 / limit as f32).min(1.0))
@@ -385,11 +392,12 @@ mod tests {
         Position::from_fen(&Variant::builtin(variant).unwrap(), fen).unwrap()
     }
 
-    /// Without mop-up, so that values are plain material.
+    /// Without mop-up, threats and mobility, so that values are plain material.
     fn tactics(p: &Position) -> Tactics {
         let mut t = Tactics::new(p.variant());
         t.mop_up = 0.0;
         t.threats = false;
+        t.mobility = 0.0;
         t
     }
 

@@ -83,6 +83,13 @@ pub fn run(a: LadderArgs) -> Result<()> {
         varzero_eval_net::share_threads(a.concurrency);
     }
     let l = varzero::ladder::open(&v, &o)?;
+    if !l.cfg.rungs.contains(&l.cfg.anchor) && !a.players.contains(&l.cfg.anchor) {
+        bail!(
+            "--anchor {}: not a rung or a player being rated (rungs: {})",
+            l.cfg.anchor,
+            l.cfg.rungs.join(", ")
+        );
+    }
     let search = varzero::config::load_run_config(&a.config)?.search;
     let make = varzero::ladder::maker(&v, &search, &a.device);
     eprintln!(

@@ -13,7 +13,10 @@ use varzero_selfplay::Generator;
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum EvaluatorKind {
     Uniform,
+    /// Material resolved by a quiescence search, with exchange-hint priors (generation 0).
     Material,
+    /// The raw material balance with uniform priors (the old generation 0).
+    MaterialRaw,
 }
 
 #[derive(Args)]
@@ -96,6 +99,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
         }
         (None, EvaluatorKind::Uniform) => Arc::new(UniformEvaluator),
         (None, EvaluatorKind::Material) => Arc::new(MaterialEvaluator::new(&v)),
+        (None, EvaluatorKind::MaterialRaw) => Arc::new(MaterialEvaluator::raw(&v)),
     };
     let gen = Arc::new(Generator::new(
         v.clone(),
