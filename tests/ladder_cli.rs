@@ -83,7 +83,7 @@ fn players_climb_a_cached_ladder_of_external_engines() {
     // The two adjacent pairs of rungs, two games each.
     assert_eq!(shards(&rungs), 4, "{err}");
     let played = shards(&dir);
-    assert!(played >= 2 && played % 2 == 0, "{played}");
+    assert!(played >= 2 && played.is_multiple_of(2), "{played}");
     // The table: every rung and the player, the anchor at 0.
     for name in ["fsf@nodes=1", "fsf@nodes=4", "fsf@nodes=32", "material@16"] {
         assert!(out.contains(name), "{name} missing:\n{out}");
