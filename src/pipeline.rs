@@ -585,7 +585,7 @@ pub fn cpu_hours_to(dir: &Path, gen: u32) -> f64 {
                 .unwrap_or(0.0)
         })
         .chain((1..=gen).map(|g| m.get(&format!("train-gen-{g:03}")).copied().unwrap_or(0.0)))
-        .sum();
+        .fold(0.0, |a, b| a + b);
     sum / 3600.0
 }
 

@@ -172,7 +172,7 @@ pub fn elo_curves(
             if text {
                 chart.draw_series(std::iter::once(Text::new(
                     label.clone(),
-                    (0.0, *elo),
+                    (xmax * 0.8, *elo),
                     ("sans-serif", 12).into_font().color(&color),
                 )))?;
             }
