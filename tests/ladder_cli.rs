@@ -124,6 +124,33 @@ fn players_climb_a_cached_ladder_of_external_engines() {
         out.contains("random") && out.contains("material@16"),
         "{out}"
     );
+
+    // Another set of rungs in the same directories is another scale: the Fairy-Stockfish rungs
+    // and their games stay out of its table.
+    let (ok, out, err) = ladder(
+        &fsf,
+        &[
+            "--variant",
+            "makruk",
+            "--rungs",
+            "material@2,material@4",
+            "--games",
+            "2",
+            "--dir",
+            d,
+            "--rung-dir",
+            r,
+            "--quiet",
+            "material@16",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(!out.contains("fsf@"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("material@2 ") && l.contains(" +0 ")),
+        "{out}"
+    );
 }
 
 #[test]

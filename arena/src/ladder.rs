@@ -322,11 +322,21 @@ impl Ladder {
         Ok((0..n).rev().find(|&k| played[k].is_some_and(|s| s >= 0.5)))
     }
 
-    /// Every pairing in the rung and player directories.
+    /// The pairings of this ladder: rung against rung in the rung directory, and any game with
+    /// a rung in the player directory. Games against rungs of another ladder (another `--rungs`
+    /// sharing a directory) are left out, so that two scales never mix.
     pub fn pairings(&self) -> Result<Vec<PairingResult>> {
-        let mut all = read_pairings(&self.cfg.rung_dir)?;
+        let rung = |n: &String| self.cfg.rungs.contains(n);
+        let mut all: Vec<PairingResult> = read_pairings(&self.cfg.rung_dir)?
+            .into_iter()
+            .filter(|p| rung(&p.a) && rung(&p.b))
+            .collect();
         if self.cfg.dir != self.cfg.rung_dir {
-            all.extend(read_pairings(&self.cfg.dir)?);
+            all.extend(
+                read_pairings(&self.cfg.dir)?
+                    .into_iter()
+                    .filter(|p| rung(&p.a) || rung(&p.b)),
+            );
         }
         Ok(all)
     }
