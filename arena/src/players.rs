@@ -123,6 +123,7 @@ impl PlayerSpec {
             })?;
             let mut cfg = UciEngineConfig::parse(&format!("fsf@{rest}"))?;
             cfg.command = vec![path.display().to_string()];
+            cfg.fairy_stockfish = true;
             return Ok(PlayerSpec::Uci(cfg));
         }
         if spec == "random" {
@@ -173,7 +174,18 @@ impl PlayerSpec {
                 })
             }
             PlayerSpec::Random => Arc::new(RandomPlayerFactory),
-            PlayerSpec::Uci(c) => Arc::new(UciPlayerFactory::new(spec, c.clone(), variant.clone())),
+            PlayerSpec::Uci(c) => {
+                let mut c = c.clone();
+                let has_path = c.options.iter().any(|(k, _)| k == "VariantPath");
+                if c.fairy_stockfish && !has_path {
+                    let name = c.variant_name(variant);
+                    if let Some(p) = crate::uci_client::fsf_variant_path(&name) {
+                        c.options
+                            .push(("VariantPath".into(), p.display().to_string()));
+                    }
+                }
+                Arc::new(UciPlayerFactory::new(spec, c, variant.clone()))
+            }
         })
     }
 }

@@ -36,6 +36,42 @@ pub struct UciEngineConfig {
     pub variant: Option<String>,
     pub name: Option<String>,
     pub options: Vec<(String, String)>,
+    /// The `fsf@` player: Fairy-Stockfish, given our definitions of the variants it has no
+    /// built-in name for ([`fsf_variant_path`]).
+    pub fairy_stockfish: bool,
+}
+
+/// Fairy-Stockfish definitions of the variants we play that it does not know by a built-in name
+/// (`ajaxxiangqi`), the same file the differential test and the perft counts use.
+pub const FSF_CUSTOM_VARIANTS: &str =
+    include_str!("../../scripts/difftest_data/fsf-custom-variants.ini");
+
+/// A `VariantPath` file defining Fairy-Stockfish's variant `name`, when [`FSF_CUSTOM_VARIANTS`]
+/// defines it: written once into the cache (by rename), its path returned.
+pub fn fsf_variant_path(name: &str) -> Option<std::path::PathBuf> {
+    let defined = FSF_CUSTOM_VARIANTS.lines().any(|l| {
+        l.strip_prefix('[')
+            .and_then(|r| r.split([':', ']']).next())
+            .is_some_and(|n| n == name)
+    });
+    if !defined {
+        return None;
+    }
+    let dir = std::env::var_os("VARZERO_CACHE")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/varzero"))
+        })
+        .unwrap_or_else(std::env::temp_dir)
+        .join("fsf");
+    let path = dir.join("varzero-variants.ini");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(FSF_CUSTOM_VARIANTS) {
+        let tmp = dir.join(format!("varzero-variants.ini.{}.tmp", std::process::id()));
+        std::fs::create_dir_all(&dir).ok()?;
+        std::fs::write(&tmp, FSF_CUSTOM_VARIANTS).ok()?;
+        std::fs::rename(&tmp, &path).ok()?;
+    }
+    Some(path)
 }
 
 /// Splits a command line like a POSIX shell (no expansions): whitespace separates words,
@@ -100,7 +136,7 @@ pub fn split_command(s: &str) -> Result<Vec<String>> {
 /// `scripts/setup-fsf` builds into `$VARZERO_CACHE/fsf` (default `~/.cache/varzero/fsf`).
 pub fn fairy_stockfish_path() -> Option<std::path::PathBuf> {
     use std::path::PathBuf;
-    if let Some(p) = std::env::var_os("VARZERO_FSF") {
+    if let Some(p) = std::env::var_os("VARZERO_FSF").filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(p));
     }
     let cache = std::env::var_os("VARZERO_CACHE")
@@ -449,5 +485,22 @@ impl Drop for UciEngine {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn our_fairy_stockfish_definitions_are_found_by_name() {
+        let p = fsf_variant_path("ajaxxiangqi").expect("ajaxxiangqi is defined");
+        assert_eq!(std::fs::read_to_string(p).unwrap(), FSF_CUSTOM_VARIANTS);
+        assert_eq!(
+            fsf_variant_path("makruk"),
+            None,
+            "built into Fairy-Stockfish"
+        );
+        assert_eq!(fsf_variant_path("ajax"), None, "a prefix is not a name");
     }
 }
