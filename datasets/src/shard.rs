@@ -148,7 +148,15 @@ pub fn list_shards(dir: &Path) -> Result<(Vec<ShardInfo>, Vec<SkippedShard>)> {
 fn scan(paths: Vec<PathBuf>) -> PolarsResult<LazyFrame> {
     let frames = paths
         .iter()
-        .map(|p| LazyFrame::scan_parquet(PlRefPath::try_from_path(p)?, ScanArgsParquet::default()))
+        .map(|p| {
+            // Never read `key=value` in a path as a hive partition column: a directory named
+            // after a player (`fsf@nodes=100--material@400`) is just a name.
+            let args = ScanArgsParquet {
+                hive_options: HiveOptions::new_disabled(),
+                ..ScanArgsParquet::default()
+            };
+            LazyFrame::scan_parquet(PlRefPath::try_from_path(p)?, args)
+        })
         .collect::<PolarsResult<Vec<_>>>()?;
     if frames.is_empty() {
         return Err(PolarsError::NoData("no shards".into()));

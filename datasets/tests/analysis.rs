@@ -460,3 +460,94 @@ fn variant_files_are_found_by_rules_hash() {
     assert!(rule.contains("lowest"), "{rule}");
     assert!(!x.pieces[k].royal);
 }
+
+/// A Makruk game that takes a rook at once and then shuffles kings for six plies.
+fn capture_then_quiet(result: &str) -> GameRow {
+    GameRow {
+        variant: "makruk".into(),
+        rules_hash: String::new(),
+        result: result.into(),
+        termination: "adjudicated".into(),
+        plies: 7,
+        start_fen: "4k3/8/8/3r4/8/8/8/3RK3 w - - 0 1".into(),
+        moves: "d1d5 e8f7 e1e2 f7e8 e2e1 e8f7 e1e2".into(),
+    }
+}
+
+#[test]
+fn samples_are_stable_positions_of_the_chosen_games() {
+    let v = Variant::builtin("makruk").unwrap();
+    let games = [capture_then_quiet("1-0"), capture_then_quiet("1/2-1/2")];
+    let count = |stable_plies: u32, decisive_only: bool| {
+        let opts = AnalysisOptions {
+            min_ply: 0,
+            samples_per_game: 100,
+            stable_plies,
+            decisive_only,
+            ..AnalysisOptions::default()
+        };
+        let (s, bad) = sample_positions(&v, &games, &opts);
+        assert_eq!(bad, 0);
+        s.len()
+    };
+    // Plies 1 to 6 of each game (ply 0's move is the capture).
+    assert_eq!(count(0, false), 12);
+    // At least 4 plies after the capture: plies 5 and 6.
+    assert_eq!(count(4, false), 4);
+    assert_eq!(count(4, true), 2, "the drawn game is left out");
+}
+
+#[test]
+fn reference_sets_are_read_and_shown_in_the_fit_s_unit() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/piece-values");
+    let consensus = ReferenceSet::load(&root.join("xiangqi-consensus.toml")).unwrap();
+    assert!(consensus.applies_to("xiangqi") && !consensus.applies_to("makruk"));
+    assert_eq!(consensus.value_in('R', 'P'), Some(9.0));
+    assert_eq!(consensus.value_in('c', 'p'), Some(4.5));
+    // Centipawns become soldiers: Fairy-Stockfish's chariot is 1328 / 235.
+    let fsf = ReferenceSet::load(&root.join("xiangqi-fairy-stockfish.toml")).unwrap();
+    assert!((fsf.value_in('R', 'P').unwrap() - 1328.0 / 235.0).abs() < 1e-9);
+    let makruk = ReferenceSet::load(&root.join("makruk-fairy-stockfish.toml")).unwrap();
+    assert!(makruk.applies_to("makruk"));
+    assert_eq!(makruk.value_in('K', 'P'), None, "no king value");
+    // A bad file is named with what is wrong.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "name='x'\nsource='y'\nvariant='xiangqi'\n[values]\nr = -1\n",
+    )
+    .unwrap();
+    let e = ReferenceSet::load(&bad).unwrap_err().to_string();
+    assert!(e.contains("bad.toml") && e.contains("values.r"), "{e}");
+}
+
+#[test]
+fn match_directories_named_after_players_are_analysed_together() {
+    // Two matches: both number their games from 0 with seed 0, and two engines that play alike
+    // give the same moves; the players, recorded in `search`, tell the games apart. The
+    // directory names hold `=`, which is a name, not a hive partition.
+    let tmp = tempfile::tempdir().unwrap();
+    let fen = Position::start(&Variant::builtin("makruk").unwrap()).fen();
+    let mut dirs = Vec::new();
+    for opponent in ["fsf@nodes=1", "fsf@nodes=10"] {
+        let d = tmp
+            .path()
+            .join(format!("{opponent}-1-b39b4b--material@400-5f28bc"));
+        let mut g = game(0, "1-0", "checkmate", 40, &fen);
+        g.search = format!("{{\"white\":\"{opponent}\",\"black\":\"material@400\"}}");
+        write_shard(&d, 0, "m", &[], &[g]).unwrap();
+        dirs.push(d);
+    }
+    let (lf, skipped) = scan_game_dirs(&dirs).unwrap();
+    assert!(skipped.is_empty());
+    let reports = analyze(
+        lf.unwrap(),
+        &VariantLookup::new(),
+        &AnalysisOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(reports[0].games, 2);
+    // The same directory twice is still refused.
+    assert!(scan_game_dirs(&[dirs[0].clone(), dirs[0].clone()]).is_err());
+}

@@ -46,6 +46,16 @@ pub struct AnalyzeArgs {
     /// First ply that may be sampled.
     #[arg(long, default_value_t = 6)]
     pub min_ply: u32,
+    /// Sample only positions at least this many plies after the last capture or promotion.
+    #[arg(long, default_value_t = 4)]
+    pub stable_plies: u32,
+    /// Fit the piece values to decisive games only.
+    #[arg(long)]
+    pub decisive_only: bool,
+    /// Reference piece values to print beside the fit (TOML; configs/piece-values/ has
+    /// Fairy-Stockfish's and the Xiangqi consensus); repeat for several.
+    #[arg(long = "reference")]
+    pub references: Vec<PathBuf>,
     /// Bootstrap resamples (over games) for the piece-value intervals.
     #[arg(long, default_value_t = 200)]
     pub bootstrap: usize,
@@ -58,6 +68,8 @@ impl AnalyzeArgs {
         AnalysisOptions {
             samples_per_game: self.samples_per_game,
             min_ply: self.min_ply,
+            stable_plies: self.stable_plies,
+            decisive_only: self.decisive_only,
             bootstrap: self.bootstrap,
             seed: self.seed,
             ..AnalysisOptions::default()
@@ -66,6 +78,11 @@ impl AnalyzeArgs {
 }
 
 pub fn run(a: AnalyzeArgs) -> Result<()> {
+    let references = a
+        .references
+        .iter()
+        .map(|p| analysis::ReferenceSet::load(p))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut lookup = VariantLookup::new();
     for f in &a.variant_files {
         lookup.add(Variant::from_file(f)?);
@@ -98,7 +115,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
             serde_json::to_string_pretty(&serde_json::json!({ "groups": groups }))?
         );
     } else {
-        print!("{}", analysis::format_reports(&reports));
+        print!("{}", analysis::format_reports_with(&reports, &references));
     }
     if let Some(dir) = &a.plots {
         if !plots::font_available() {

@@ -3,9 +3,10 @@
 //! games ended, how long they were, and piece values fitted to the results.
 //!
 //! Piece values: the games' moves are replayed with the rules core and a few positions per game
-//! are sampled (quiet ones: from ply [`AnalysisOptions::min_ply`] on, side to move not in check,
-//! and the move played from it not a capture, so that material is not in the middle of an
-//! exchange). Each sample's features are, per non-royal piece kind, the count difference from
+//! are sampled (quiet ones: from ply [`AnalysisOptions::min_ply`] on, at least
+//! [`AnalysisOptions::stable_plies`] plies after the last capture or promotion, side to move not
+//! in check, and the move played from it not a capture, so that material is not in the middle
+//! of an exchange; with [`AnalysisOptions::decisive_only`], from decisive games only). Each sample's features are, per non-royal piece kind, the count difference from
 //! the side to move's view, plus a constant (the value of having the move) and ±1 for whether
 //! the side to move is the game's first player. A logistic regression of the game's result from
 //! the side to move's view (1, 1/2, 0; fractional targets) on these features gives one logit
@@ -17,6 +18,7 @@
 
 mod piece_values;
 pub mod plots;
+mod references;
 mod report;
 mod summary;
 
@@ -27,7 +29,8 @@ pub use piece_values::{
     PieceValue, PieceValues, Sample,
 };
 use polars::prelude::*;
-pub use report::{format_reports, group_label};
+pub use references::ReferenceSet;
+pub use report::{format_reports, format_reports_with, group_label};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -116,6 +119,13 @@ pub struct AnalysisOptions {
     pub samples_per_game: usize,
     /// Samples start at this ply.
     pub min_ply: u32,
+    /// Samples are at least this many plies after the last capture or promotion (a position
+    /// where material just changed is often still resolving: ianfab's chess-variant-stats
+    /// samples well after the last change).
+    pub stable_plies: u32,
+    /// Fit the values to decisive games only (draws carry little information on material and
+    /// dilute it).
+    pub decisive_only: bool,
     /// Bootstrap resamples for the piece-value intervals (0: none).
     pub bootstrap: usize,
     pub seed: u64,
@@ -130,6 +140,8 @@ impl Default for AnalysisOptions {
         AnalysisOptions {
             samples_per_game: 8,
             min_ply: 6,
+            stable_plies: 0,
+            decisive_only: false,
             bootstrap: 200,
             seed: 1,
             ridge: 1.0,
@@ -163,8 +175,10 @@ pub fn scan_game_dirs(dirs: &[PathBuf]) -> Result<(Option<LazyFrame>, Vec<Skippe
     let mut frames = Vec::new();
     let mut skipped = Vec::new();
     // A game counted twice (a directory given twice, or copied) would bias every figure: the
-    // same game is the same variant, rules, id and seed.
-    let mut seen: std::collections::HashMap<(String, String, u64, u64), &PathBuf> =
+    // same game is the same variant, rules, id, seed, moves and players (matches number their
+    // games from 0 with seed 0: the moves and the players, recorded in `search`, tell two
+    // matches' game 1 apart, even when two engines play the same moves).
+    let mut seen: std::collections::HashMap<(String, String, u64, u64, u64), &PathBuf> =
         std::collections::HashMap::new();
     let mut canonical = std::collections::HashMap::new();
     for d in dirs {
@@ -186,6 +200,8 @@ pub fn scan_game_dirs(dirs: &[PathBuf]) -> Result<(Option<LazyFrame>, Vec<Skippe
                     col("rules_hash"),
                     col("game_id"),
                     col("seed"),
+                    col("moves"),
+                    col("search"),
                 ])
                 .collect()
                 .map_err(|e| Error::polars(d.display(), e))?;
@@ -213,8 +229,18 @@ pub fn scan_game_dirs(dirs: &[PathBuf]) -> Result<(Option<LazyFrame>, Vec<Skippe
                 col_u64("game_id")?,
                 col_u64("seed")?,
             );
-            for (((v, h), g), sd) in vs.into_iter().zip(hs).zip(gs).zip(ss) {
-                let key = (v, h, g, sd);
+            let ms: Vec<u64> = col_str("moves")?
+                .iter()
+                .zip(col_str("search")?)
+                .map(|(m, who)| {
+                    use std::hash::{Hash, Hasher};
+                    let mut h = std::collections::hash_map::DefaultHasher::new();
+                    (m, who).hash(&mut h);
+                    h.finish()
+                })
+                .collect();
+            for ((((v, h), g), sd), mh) in vs.into_iter().zip(hs).zip(gs).zip(ss).zip(ms) {
+                let key = (v, h, g, sd, mh);
                 if let Some(first) = seen.get(&key) {
                     return Err(Error::Duplicate(format!(
                         "game {} of {} (seed {}) is in {} and again in {}",

@@ -93,7 +93,7 @@ pub fn sample_positions(
         let white = match g.result.as_str() {
             "1-0" => 1.0,
             "0-1" => 0.0,
-            "1/2-1/2" => 0.5,
+            "1/2-1/2" if !opts.decisive_only => 0.5,
             _ => continue,
         };
         let Ok(mut pos) = Position::from_fen(v, &g.start_fen) else {
@@ -103,13 +103,19 @@ pub fn sample_positions(
         let first = pos.side_to_move();
         let mut candidates: Vec<(Vec<f64>, f64)> = Vec::new();
         let mut ok = true;
+        // Plies since material last changed (the start counts as settled).
+        let mut settled = opts.stable_plies;
         for (ply, m) in g.moves.split_whitespace().enumerate() {
             let Ok(mv) = pos.parse_uci(m) else {
                 ok = false;
                 break;
             };
             let capture = pos.piece_at(mv.to_sq()).is_some();
-            if ply as u32 >= opts.min_ply && !capture && !pos.in_check() {
+            if ply as u32 >= opts.min_ply
+                && settled >= opts.stable_plies
+                && !capture
+                && !pos.in_check()
+            {
                 let stm = pos.side_to_move();
                 let y = if stm == Color::White {
                     white
@@ -118,6 +124,11 @@ pub fn sample_positions(
                 };
                 candidates.push((features(&pos, &kinds, first), y));
             }
+            settled = if capture || mv.promotion().is_some() {
+                0
+            } else {
+                settled.saturating_add(1)
+            };
             pos.make(mv);
         }
         if !ok {
@@ -151,17 +162,9 @@ pub(super) fn group_piece_values(
         ));
     }
     match fit_piece_values(v, &samples, opts) {
-        Ok(pv) => {
-            if !pv.reference_measured() && opts.bootstrap > 0 {
-                notes.push(format!(
-                    "the {} logit's interval [{:.3}, {:.3}] reaches 0: the unit is not \
-                     measured, so the values' intervals are very wide (more games, or more \
-                     decisive ones, are needed)",
-                    pv.reference, pv.reference_logit.lower, pv.reference_logit.upper
-                ));
-            }
-            Some(pv)
-        }
+        // An unmeasured unit is reported where the values would be (the report says what is
+        // missing instead of printing them).
+        Ok(pv) => Some(pv),
         Err(e) => {
             notes.push(format!("piece values: {e}"));
             None

@@ -1,6 +1,6 @@
 //! The reports as text (what `varzero analyze` prints) and as JSON.
 
-use super::{GroupReport, Interval};
+use super::{GroupReport, Interval, ReferenceSet};
 
 impl GroupReport {
     /// The JSON form: rates as numbers with `*_interval` pairs, `piece_values` as a map from
@@ -65,6 +65,12 @@ pub fn group_label(r: &GroupReport) -> String {
 
 /// The reports as a text table (what `varzero analyze` prints).
 pub fn format_reports(reports: &[GroupReport]) -> String {
+    format_reports_with(reports, &[])
+}
+
+/// [`format_reports`] with the values of reference sets beside the fitted ones (the sets of
+/// each group's variant, in the fit's unit).
+pub fn format_reports_with(reports: &[GroupReport], references: &[ReferenceSet]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     for r in reports {
@@ -98,20 +104,40 @@ pub fn format_reports(reports: &[GroupReport]) -> String {
             l.mean, l.min, l.p10, l.p25, l.median, l.p75, l.p90, l.max
         );
         match &r.piece_values {
+            // The unit's effect is not told apart from zero: every value is a ratio to noise.
+            Some(pv) if pv.reference_logit.lower.is_finite() && pv.reference_logit.lower <= 0.0 => {
+                let _ = writeln!(
+                    s,
+                    "piece values: not measured. The unit ({}) logit's 95% interval [{:.3}, {:.3}] \
+                     includes 0 on {} positions of {} games, so no value is given; more games \
+                     are needed, or more decisive ones (--decisive-only)",
+                    pv.reference,
+                    pv.reference_logit.lower,
+                    pv.reference_logit.upper,
+                    pv.samples,
+                    pv.games
+                );
+            }
             Some(pv) => {
+                let refs: Vec<&ReferenceSet> = references
+                    .iter()
+                    .filter(|x| x.applies_to(&r.variant))
+                    .collect();
                 let _ = writeln!(
                     s,
                     "piece values ({} = 1, {}; {} positions of {} games; 95% bootstrap):",
                     pv.reference, pv.reference_rule, pv.samples, pv.games
                 );
-                let _ = writeln!(
-                    s,
+                let mut head = format!(
                     "  {:<6} {:<14} {:>7}  {:<17} {:>7} {:>6}  {:>9}",
                     "letter", "name", "value", "interval", "logit", "file", "imbalanced"
                 );
+                for i in 0..refs.len() {
+                    head.push_str(&format!(" {:>6}", format!("ref{}", i + 1)));
+                }
+                let _ = writeln!(s, "{head}");
                 for p in &pv.values {
-                    let _ = writeln!(
-                        s,
+                    let mut line = format!(
                         "  {:<6} {:<14} {:>7.2}  [{:>6.2}, {:>6.2}] {:>7.3} {:>6.1}  {:>9}",
                         p.letter,
                         p.name,
@@ -121,6 +147,23 @@ pub fn format_reports(reports: &[GroupReport]) -> String {
                         p.logit,
                         p.file_value,
                         p.imbalanced_samples
+                    );
+                    for x in &refs {
+                        match x.value_in(p.letter, pv.reference) {
+                            Some(v) => line.push_str(&format!(" {v:>6.2}")),
+                            None => line.push_str(&format!(" {:>6}", "-")),
+                        }
+                    }
+                    let _ = writeln!(s, "{line}");
+                }
+                for (i, x) in refs.iter().enumerate() {
+                    let _ = writeln!(
+                        s,
+                        "  ref{} = {} ({}), in units of {}",
+                        i + 1,
+                        x.name,
+                        x.source,
+                        pv.reference
                     );
                 }
                 let _ = writeln!(

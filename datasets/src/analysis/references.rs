@@ -1,0 +1,68 @@
+//! Reference piece values to compare a fit with: a small TOML file per set, naming its source.
+//!
+//! ```toml
+//! name = "Xiangqi consensus"
+//! source = "where the numbers come from"
+//! variant = "xiangqi"
+//! [values]   # by FEN letter, in any unit: they are shown in the fit's unit
+//! r = 9.0
+//! p = 1.0
+//! ```
+
+use crate::error::{Error, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReferenceSet {
+    pub name: String,
+    pub source: String,
+    /// The variant the values are for (our name; a group of another variant is not compared).
+    pub variant: String,
+    /// Values by FEN letter (case-insensitive).
+    pub values: BTreeMap<String, f64>,
+}
+
+impl ReferenceSet {
+    /// Reads a set: [`Error::Manifest`] names the file and what is wrong.
+    pub fn load(path: &Path) -> Result<ReferenceSet> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path.display(), e))?;
+        let bad = |reason: String| Error::Manifest {
+            path: path.display().to_string(),
+            reason,
+        };
+        let set: ReferenceSet = toml::from_str(&text).map_err(|e| bad(e.message().to_string()))?;
+        for (k, v) in &set.values {
+            if k.chars().count() != 1 || !v.is_finite() || *v <= 0.0 {
+                return Err(bad(format!(
+                    "values.{k} = {v}: a key is one FEN letter, a value a positive number"
+                )));
+            }
+        }
+        Ok(set)
+    }
+
+    fn raw(&self, letter: char) -> Option<f64> {
+        self.values
+            .iter()
+            .find(|(k, _)| {
+                k.chars()
+                    .next()
+                    .is_some_and(|c| c.eq_ignore_ascii_case(&letter))
+            })
+            .map(|(_, v)| *v)
+    }
+
+    /// The value of `letter` in units of `unit` (None when the set lacks either).
+    pub fn value_in(&self, letter: char, unit: char) -> Option<f64> {
+        Some(self.raw(letter)? / self.raw(unit)?)
+    }
+
+    /// Whether the set is for `variant` (our name).
+    pub fn applies_to(&self, variant: &str) -> bool {
+        varzero_rules::variant::canonical_name(&self.variant)
+            == varzero_rules::variant::canonical_name(variant)
+    }
+}
