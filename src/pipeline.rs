@@ -176,8 +176,38 @@ pub struct MatchRecord {
     pub score: f64,
     pub score_low: f64,
     pub score_high: f64,
+    /// Infinite for a score of 0 or 1, written as the string "inf" or "-inf" (JSON has no
+    /// infinity: a null would make the record unreadable and the match replayed on resume).
+    #[serde(with = "elo_json")]
     pub elo: f64,
     pub accepted: bool,
+}
+
+mod elo_json {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if x.is_finite() {
+            s.serialize_f64(*x)
+        } else if *x > 0.0 {
+            s.serialize_str("inf")
+        } else {
+            s.serialize_str("-inf")
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Elo {
+            Number(f64),
+            Text(String),
+        }
+        match Elo::deserialize(d)? {
+            Elo::Number(x) => Ok(x),
+            Elo::Text(t) => t.parse::<f64>().map_err(serde::de::Error::custom),
+        }
+    }
 }
 
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
@@ -739,6 +769,28 @@ pub fn run(dir: &Path, cfg: &PipelineConfig, quiet: bool) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_match_record_with_an_infinite_elo_reads_back() {
+        for elo in [f64::NEG_INFINITY, f64::INFINITY, -12.5] {
+            let r = MatchRecord {
+                generation: 2,
+                opponent: "material@64".into(),
+                games: 40,
+                wins: 0,
+                draws: 0,
+                losses: 40,
+                score: 0.0,
+                score_low: 0.0,
+                score_high: 0.0,
+                elo,
+                accepted: true,
+            };
+            let text = serde_json::to_string(&r).unwrap();
+            let back: MatchRecord = serde_json::from_str(&text).unwrap();
+            assert_eq!(back.elo, elo, "{text}");
+        }
+    }
 
     /// Every shipped run config parses through the type that reads it (a pipeline config when
     /// it has `generations`, else a self-play config), and every key carries a comment.
