@@ -75,11 +75,8 @@ pub fn own_rungs() -> Vec<String> {
 
 /// The default cache of rung games: `$VARZERO_CACHE/ladder/VERSION/VARIANT-RULESHASH`.
 pub fn default_rung_dir(v: &Variant) -> Option<PathBuf> {
-    let cache = std::env::var_os("VARZERO_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/varzero")))?;
     Some(
-        cache
+        crate::uci_client::cache_dir()?
             .join("ladder")
             .join(RUNG_VERSION)
             .join(format!("{}-{:08x}", v.name, v.rules_hash as u32)),

@@ -57,13 +57,7 @@ pub fn fsf_variant_path(name: &str) -> Option<std::path::PathBuf> {
     if !defined {
         return None;
     }
-    let dir = std::env::var_os("VARZERO_CACHE")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/varzero"))
-        })
-        .unwrap_or_else(std::env::temp_dir)
-        .join("fsf");
+    let dir = cache_dir().unwrap_or_else(std::env::temp_dir).join("fsf");
     let path = dir.join("varzero-variants.ini");
     if std::fs::read_to_string(&path).ok().as_deref() != Some(FSF_CUSTOM_VARIANTS) {
         let tmp = dir.join(format!("varzero-variants.ini.{}.tmp", std::process::id()));
@@ -132,6 +126,16 @@ pub fn split_command(s: &str) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// The cache our scripts install into: `$VARZERO_CACHE`, else `~/.cache/varzero`.
+pub fn cache_dir() -> Option<std::path::PathBuf> {
+    std::env::var_os("VARZERO_CACHE")
+        .filter(|p| !p.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/varzero"))
+        })
+}
+
 /// Where the `fsf` player finds Fairy-Stockfish: `$VARZERO_FSF`, else the binary that
 /// `scripts/setup-fsf` builds into `$VARZERO_CACHE/fsf` (default `~/.cache/varzero/fsf`).
 pub fn fairy_stockfish_path() -> Option<std::path::PathBuf> {
@@ -139,10 +143,7 @@ pub fn fairy_stockfish_path() -> Option<std::path::PathBuf> {
     if let Some(p) = std::env::var_os("VARZERO_FSF").filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(p));
     }
-    let cache = std::env::var_os("VARZERO_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/varzero")))?;
-    let p = cache.join("fsf/fairy-stockfish");
+    let p = cache_dir()?.join("fsf/fairy-stockfish");
     p.exists().then_some(p)
 }
 
