@@ -244,6 +244,8 @@ impl Ladder {
                     games: self.games(),
                     openings: self.openings.clone(),
                     concurrency: self.cfg.concurrency.max(1),
+                    paired: true,
+                    verify_endings: false,
                     sprt: None,
                     done: done.clone(),
                 },

@@ -24,8 +24,16 @@ use varzero_stats::{GameScore, Pentanomial, Rng, Sprt, SprtDecision, Wdl};
 pub struct MatchConfig {
     pub variant: Arc<Variant>,
     pub games: u64,
-    /// Start positions (FENs); pair `k` uses `openings[k % len]`.
+    /// Start positions (FENs); pair `k` uses `openings[k % len]` (game `k` when not `paired`).
     pub openings: Vec<String>,
+    /// Each opening is played twice with the colours swapped (a match). A rule study of one
+    /// deterministic engine against itself sets it false: the pair's second game would repeat
+    /// the first, so every game gets its own opening.
+    pub paired: bool,
+    /// Where a game ends without legal moves, asks each engine how it scores the final
+    /// position and records where that differs from our rules' result
+    /// ([`MatchGame::disagreements`]).
+    pub verify_endings: bool,
     /// Games played at once.
     pub concurrency: usize,
     pub sprt: Option<Sprt>,
@@ -61,6 +69,9 @@ pub struct MatchGame {
     pub failure: Option<Failure>,
     /// A's result.
     pub score_a: GameScore,
+    /// Engines that score the final position otherwise than our rules (with
+    /// [`MatchConfig::verify_endings`]): "NAME: draw, our rules: loss for the side to move".
+    pub disagreements: Vec<String>,
 }
 
 /// The running totals (from A's view).
@@ -189,7 +200,8 @@ impl Arena {
     fn play(&self, index: u64, a: &mut Slot, b: &mut Slot) -> Option<MatchGame> {
         let pair = index / 2;
         let a_white = index.is_multiple_of(2);
-        let opening = (pair % self.cfg.openings.len() as u64) as usize;
+        let slot_of_opening = if self.cfg.paired { pair } else { index };
+        let opening = (slot_of_opening % self.cfg.openings.len() as u64) as usize;
         let start_fen = self.cfg.openings[opening].clone();
         let v = &self.cfg.variant;
         let mut pos = Position::from_fen(v, &start_fen).expect("openings are checked");
@@ -220,6 +232,7 @@ impl Arena {
                 break;
             }
         }
+        let mut ended_without_moves = false;
         let (result, termination) = loop {
             if let Some((is_a, f)) = failure.take() {
                 let term = f.error.termination().to_string();
@@ -231,6 +244,8 @@ impl Arena {
             }
             let (outcome, legal) = pos.outcome_and_moves();
             if let Some(o) = outcome {
+                // (`legal` is empty once the game is decided: ask the rules core.)
+                ended_without_moves = pos.legal_moves().is_empty();
                 break (o.result, o.termination.name().to_string());
             }
             let mover = pos.side_to_move();
@@ -276,6 +291,41 @@ impl Arena {
                 }
             }
         };
+        let mut disagreements = Vec::new();
+        if self.cfg.verify_endings && ended_without_moves && failure.is_none() {
+            let ours: i8 = match result {
+                GameResult::Draw => 0,
+                GameResult::Win(c) if c == pos.side_to_move() => 1,
+                GameResult::Win(_) => -1,
+            };
+            let word = |x: i8| match x {
+                1 => "a win",
+                0 => "a draw",
+                _ => "a loss",
+            };
+            let view = GameView {
+                variant: v,
+                start_fen: &start_fen,
+                moves: &moves,
+                pos: &pos,
+                stop: &self.stop,
+            };
+            for (name, slot) in [(&an, &mut *a), (&bn, &mut *b)] {
+                if let Some(theirs) = slot.player.as_mut().and_then(|p| p.judge_end(&view)) {
+                    if theirs != ours {
+                        disagreements.push(format!(
+                            "{name} scores the final position ({termination}) as {} for the \
+                             side to move, our rules as {}",
+                            word(theirs),
+                            word(ours)
+                        ));
+                    }
+                }
+                if an == bn {
+                    break;
+                }
+            }
+        }
         if a.player.as_ref().is_some_and(|p| !p.healthy()) {
             a.player = None;
         }
@@ -300,6 +350,7 @@ impl Arena {
             result,
             termination,
             failure: failure.map(|f| f.1),
+            disagreements,
             score_a: if a_white {
                 score_white
             } else {
@@ -531,6 +582,9 @@ impl GameWriter {
         if let Some(f) = &g.failure {
             let _ = writeln!(t, "failed {} ({}): {}", f.player, f.name, f.error);
         }
+        for d in &g.disagreements {
+            let _ = writeln!(t, "disagreement {d}");
+        }
         t.push('\n');
         let search = serde_json::json!({
             "match": true,
@@ -540,6 +594,7 @@ impl GameWriter {
             "pair": g.pair,
             "opening": g.opening,
             "failure": g.failure.as_ref().map(|f| format!("{} ({}): {}", f.player, f.name, f.error)),
+            "disagreements": g.disagreements,
         });
         self.buffer.push(GameRecord {
             game_id: g.index,

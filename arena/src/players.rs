@@ -77,6 +77,13 @@ pub trait Player: Send {
     fn healthy(&self) -> bool {
         true
     }
+    /// How the player itself scores a final position without legal moves, for the side to
+    /// move (1 win, 0 draw, -1 loss), when it can say: an external engine asked to search it.
+    /// A rule study compares it with our rules' result, so that an engine playing other rules
+    /// than ours is reported, not trusted.
+    fn judge_end(&mut self, _game: &GameView) -> Option<i8> {
+        None
+    }
 }
 
 /// Makes players; shared by the match's worker threads.

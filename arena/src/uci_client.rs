@@ -398,6 +398,49 @@ impl UciEngine {
         }
     }
 
+    /// The engine's own score of a final position without legal moves, for the side to move:
+    /// Stockfish-family engines answer `go` there with `info depth 0 score mate 0` (lost: mated,
+    /// or a stalemate that loses) or `score cp 0` (drawn) and `bestmove (none)`. None when it
+    /// says nothing readable.
+    pub fn score_final(&mut self, start_fen: &str, moves: &[String]) -> Option<i8> {
+        let mut position = format!("position fen {start_fen}");
+        if !moves.is_empty() {
+            position.push_str(" moves ");
+            position.push_str(&moves.join(" "));
+        }
+        self.send(&position).ok()?;
+        self.send("go depth 1").ok()?;
+        let deadline = Instant::now() + self.cfg.move_timeout().min(Duration::from_secs(10));
+        let mut verdict = None;
+        loop {
+            let l = match self.next_line(deadline, "bestmove") {
+                Ok(l) => l,
+                Err(_) => {
+                    self.healthy = false;
+                    return None;
+                }
+            };
+            let toks: Vec<&str> = l.split_whitespace().collect();
+            if toks.first() == Some(&"bestmove") {
+                return verdict;
+            }
+            if toks.first() == Some(&"info") {
+                if let Some(i) = toks.iter().position(|t| *t == "score") {
+                    let n = toks.get(i + 2).and_then(|x| x.parse::<i64>().ok());
+                    verdict = match (toks.get(i + 1).copied(), n) {
+                        // `mate 0` and `mate -N`: the side to move is mated (a won final
+                        // position would be `mate N` with N > 0).
+                        (Some("mate"), Some(n)) if n <= 0 => Some(-1),
+                        (Some("mate"), Some(_)) => Some(1),
+                        (Some("cp"), Some(0)) => Some(0),
+                        (Some("cp"), Some(c)) => Some(c.signum() as i8),
+                        _ => verdict,
+                    };
+                }
+            }
+        }
+    }
+
     /// Asks for a move in the game so far.
     pub fn bestmove(
         &mut self,
@@ -459,6 +502,9 @@ impl UciEngine {
 }
 
 impl Player for UciEngine {
+    fn judge_end(&mut self, game: &GameView) -> Option<i8> {
+        self.score_final(game.start_fen, game.moves)
+    }
     fn new_game(&mut self) -> Result<(), PlayerError> {
         self.send("ucinewgame")?;
         self.ready(INIT_TIMEOUT)

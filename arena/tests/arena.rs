@@ -33,6 +33,8 @@ fn play(
             games,
             openings,
             concurrency,
+            paired: true,
+            verify_endings: false,
             sprt,
             done: Vec::new(),
         },
@@ -326,4 +328,87 @@ fn search_player_takes_a_hanging_rook() {
         stop: &stop,
     };
     assert_eq!(p.choose(&view).unwrap(), "a1a7");
+}
+
+/// A study's referee: where a game ends without legal moves, each engine is asked how it scores
+/// the final position, and a score other than our rules' is recorded with the game.
+#[test]
+fn the_referee_reports_an_engine_that_scores_the_final_position_otherwise() {
+    let v = Variant::builtin("makruk").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Black is mated: the rook on a5 checks along the a-file, b7 is defended by b6.
+    let mated = "k7/1R6/1R6/R7/8/8/8/7K b - - 0 1";
+    let agrees = script(
+        dir.path(),
+        "agrees.sh",
+        "echo 'info depth 0 score mate 0'; echo 'bestmove (none)'",
+    );
+    let draws = script(
+        dir.path(),
+        "draws.sh",
+        "echo 'info depth 0 score cp 0'; echo 'bestmove (none)'",
+    );
+    let run = |a: &Path, b: &Path| -> Vec<MatchGame> {
+        let ar = Arena::new(
+            MatchConfig {
+                variant: v.clone(),
+                games: 2,
+                openings: vec![mated.into()],
+                concurrency: 1,
+                paired: false,
+                verify_endings: true,
+                sprt: None,
+                done: Vec::new(),
+            },
+            factory(&format!("uci:{}@nodes=1", a.display()), &v),
+            factory(&format!("uci:{}@nodes=1", b.display()), &v),
+        );
+        let mut seen = Vec::new();
+        ar.run(&mut |g, _| seen.push(g.clone()));
+        seen
+    };
+    let games = run(&agrees, &draws);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g.termination, "checkmate");
+        assert!(g.failure.is_none());
+        assert_eq!(g.disagreements.len(), 1, "{:?}", g.disagreements);
+        let d = &g.disagreements[0];
+        assert!(
+            d.contains("draws.sh") && d.contains("as a draw") && d.contains("our rules as a loss"),
+            "{d}"
+        );
+    }
+    assert!(run(&agrees, &agrees)
+        .iter()
+        .all(|g| g.disagreements.is_empty()));
+}
+
+/// Unpaired games (a deterministic engine against itself): game i from opening i.
+#[test]
+fn unpaired_games_each_get_their_own_opening() {
+    let v = Variant::builtin("makruk").unwrap();
+    let openings = arena::random_openings(&v, 4, 2, 3).unwrap();
+    let ar = Arena::new(
+        MatchConfig {
+            variant: v.clone(),
+            games: 4,
+            openings: openings.clone(),
+            concurrency: 2,
+            paired: false,
+            verify_endings: false,
+            sprt: None,
+            done: Vec::new(),
+        },
+        factory("random", &v),
+        factory("random", &v),
+    );
+    let mut seen = Vec::new();
+    ar.run(&mut |g, _| seen.push(g.clone()));
+    assert_eq!(seen.len(), 4);
+    for g in &seen {
+        assert_eq!(g.opening as u64, g.index);
+        assert_eq!(g.start_fen, openings[g.index as usize]);
+        check_game(&v, g);
+    }
 }
