@@ -1,4 +1,7 @@
-//! `varzero selfplay`: generate games into a dataset directory, with a progress bar.
+//! `varzero selfplay`: generate games into a dataset directory, with a progress bar: our
+//! self-play (positions with search targets for training), or with `--players` games between
+//! any players (UCI engines with options, nets, the material player) for analysis, named in the
+//! games table and refereed by our rules core.
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
@@ -64,12 +67,84 @@ pub struct SelfplayArgs {
     /// search/src/config.rs and selfplay/src/config.rs); applied after --config and the options above.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
+    /// Play these players instead of our self-play (one spec plays itself, two play each
+    /// other, colours alternating), as `varzero match` takes them: `--players fsf@nodes=1000`.
+    /// Games only (no training positions), each from its own random opening.
+    #[arg(long, value_delimiter = ';')]
+    pub players: Vec<String>,
+    /// Random plies of each game's opening (with --players).
+    #[arg(long, default_value_t = 4)]
+    pub random_plies: u32,
     /// No progress bar (for logs).
     #[arg(long)]
     pub quiet: bool,
 }
 
+fn run_players(a: &SelfplayArgs) -> Result<()> {
+    use indicatif::{ProgressBar, ProgressStyle};
+    use varzero_rules::{Color, GameResult};
+    let v = a.variant.load()?;
+    if a.players.len() > 2 {
+        anyhow::bail!(
+            "--players: one spec (self-play) or two, not {}",
+            a.players.len()
+        );
+    }
+    let cfg = varzero::config::load_run_config(&a.config)?;
+    let g = varzero::engine_games::EngineGames {
+        players: [
+            a.players[0].clone(),
+            a.players.get(1).unwrap_or(&a.players[0]).clone(),
+        ],
+        games: a.games,
+        random_plies: a.random_plies,
+        seed: a.seed.unwrap_or(cfg.selfplay.seed),
+        concurrency: a.threads.unwrap_or(cfg.selfplay.threads).max(1),
+        device: a.device.clone(),
+    };
+    let bar = if a.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(a.games)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:25} {pos}/{len} games  {per_sec}  {msg}").unwrap(),
+    );
+    let start = Instant::now();
+    let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
+    let s = varzero::engine_games::play(&v, &g, &cfg.search, &a.out, &mut |game, st| {
+        match game.result {
+            GameResult::Win(Color::White) => w += 1,
+            GameResult::Win(Color::Black) => l += 1,
+            GameResult::Draw => d += 1,
+        }
+        bar.set_position(st.games_done);
+        bar.set_message(format!("W/D/L {w}/{d}/{l}"));
+    })?;
+    bar.finish_and_clear();
+    println!(
+        "selfplay {}: {} vs {}: {} games played ({} already there), {:.1} s; W/D/L {w}/{d}/{l}; \
+         {} failures, {} disagreements -> {}",
+        v.name,
+        g.players[0],
+        g.players[1],
+        s.played,
+        s.already,
+        start.elapsed().as_secs_f64(),
+        s.failures.len(),
+        s.disagreements.len(),
+        a.out.display()
+    );
+    for (id, m) in s.failures.iter().chain(&s.disagreements).take(10) {
+        println!("  game {id}: {m}");
+    }
+    Ok(())
+}
+
 pub fn run(a: SelfplayArgs) -> Result<()> {
+    if !a.players.is_empty() {
+        return run_players(&a);
+    }
     let v = a.variant.load()?;
     let mut cfg = varzero::config::load_run_config(&a.config)?;
     if let Some(p) = a.playouts {

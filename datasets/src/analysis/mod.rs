@@ -133,6 +133,8 @@ pub struct AnalysisOptions {
     pub ridge: f64,
     /// Bins of the game-length histogram.
     pub length_bins: usize,
+    /// Games that ended so are left out (a player's failure, not the rules: `illegal-move`).
+    pub exclude_terminations: Vec<String>,
 }
 
 impl Default for AnalysisOptions {
@@ -146,6 +148,7 @@ impl Default for AnalysisOptions {
             seed: 1,
             ridge: 1.0,
             length_bins: 20,
+            exclude_terminations: Vec::new(),
         }
     }
 }

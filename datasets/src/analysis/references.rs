@@ -25,15 +25,45 @@ pub struct ReferenceSet {
     pub values: BTreeMap<String, f64>,
 }
 
+/// The sets shipped in `configs/piece-values/`, built in (the report compares with them
+/// without being told where the repository is).
+const SHIPPED: [(&str, &str); 3] = [
+    (
+        "configs/piece-values/xiangqi-consensus.toml",
+        include_str!("../../../configs/piece-values/xiangqi-consensus.toml"),
+    ),
+    (
+        "configs/piece-values/xiangqi-fairy-stockfish.toml",
+        include_str!("../../../configs/piece-values/xiangqi-fairy-stockfish.toml"),
+    ),
+    (
+        "configs/piece-values/makruk-fairy-stockfish.toml",
+        include_str!("../../../configs/piece-values/makruk-fairy-stockfish.toml"),
+    ),
+];
+
 impl ReferenceSet {
+    /// The shipped sets.
+    pub fn shipped() -> Vec<ReferenceSet> {
+        SHIPPED
+            .iter()
+            .map(|(name, text)| Self::parse(text, name).expect("shipped sets are valid"))
+            .collect()
+    }
+
     /// Reads a set: [`Error::Manifest`] names the file and what is wrong.
     pub fn load(path: &Path) -> Result<ReferenceSet> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path.display(), e))?;
+        Self::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses a set's text; `path` names it in errors.
+    pub fn parse(text: &str, path: &str) -> Result<ReferenceSet> {
         let bad = |reason: String| Error::Manifest {
-            path: path.display().to_string(),
+            path: path.to_string(),
             reason,
         };
-        let set: ReferenceSet = toml::from_str(&text).map_err(|e| bad(e.message().to_string()))?;
+        let set: ReferenceSet = toml::from_str(text).map_err(|e| bad(e.message().to_string()))?;
         for (k, v) in &set.values {
             if k.chars().count() != 1 || !v.is_finite() || *v <= 0.0 {
                 return Err(bad(format!(

@@ -12,6 +12,8 @@ use varzero_stats::{wilson, Z95};
 #[derive(Clone, Debug, Serialize)]
 pub struct LengthStats {
     pub mean: f64,
+    /// Standard deviation (population).
+    pub sd: f64,
     pub min: u32,
     pub p10: f64,
     pub p25: f64,
@@ -88,6 +90,10 @@ pub fn analyze(
     lookup: &VariantLookup,
     opts: &AnalysisOptions,
 ) -> Result<Vec<GroupReport>> {
+    let mut games = games;
+    for t in &opts.exclude_terminations {
+        games = games.filter(col("termination").neq(lit(t.as_str())));
+    }
     let mut df = games.collect().map_err(pe)?;
     with_first_score(&mut df)?;
     let summary = df
@@ -278,8 +284,12 @@ fn length_aggs() -> impl Iterator<Item = Expr> {
 /// Row `g`'s [`length_aggs`], with the histogram of the group's `plies`.
 fn length_at(summary: &DataFrame, g: usize, plies: &[u32], bins: usize) -> LengthStats {
     let [p10, p25, median, p75, p90] = LENGTH_QUANTILES.map(|(_, name)| f64_at(summary, name, g));
+    let n = plies.len().max(1) as f64;
+    let m = plies.iter().map(|&p| p as f64).sum::<f64>() / n;
+    let var = plies.iter().map(|&p| (p as f64 - m).powi(2)).sum::<f64>() / n;
     LengthStats {
         mean: f64_at(summary, "len_mean", g),
+        sd: var.sqrt(),
         min: f64_at(summary, "len_min", g) as u64 as u32,
         p10,
         p25,

@@ -1,0 +1,113 @@
+//! Games between any two players (nets, the material player, UCI engines such as
+//! Fairy-Stockfish) as a dataset: the data of `varzero selfplay --players` and of a rule study's
+//! engine arms. Our rules core referees every game (an engine's illegal move, or a final
+//! position it scores otherwise than our rules, is recorded in the games table and reported),
+//! every game gets its own random opening (a deterministic engine against itself would repeat
+//! the other colour's game), and the directory resumes like a match: one shard per finished
+//! game, game `i` always from opening `i`.
+
+use anyhow::{anyhow, Context, Result};
+use std::path::Path;
+use std::sync::Arc;
+use varzero_arena::{
+    self as arena, parse_player, Arena, GameWriter, MatchConfig, MatchGame, MatchState,
+};
+use varzero_rules::Variant;
+use varzero_search::SearchConfig;
+
+/// What to play.
+#[derive(Clone, Debug)]
+pub struct EngineGames {
+    /// Player A and B specs (the same spec twice for one engine's self-play). A has White in
+    /// even games.
+    pub players: [String; 2],
+    pub games: u64,
+    /// Random plies from the start position of each game's opening.
+    pub random_plies: u32,
+    pub seed: u64,
+    pub concurrency: usize,
+    /// Device of `net:` players.
+    pub device: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct EngineGamesSummary {
+    pub played: u64,
+    pub already: u64,
+    /// Games lost by a player's failure (illegal move, crash, timeout): index and message.
+    pub failures: Vec<(u64, String)>,
+    /// Final positions an engine scores otherwise than our rules.
+    pub disagreements: Vec<(u64, String)>,
+}
+
+/// Plays `g` into `dir` (resuming), calling `on_game` as games finish.
+pub fn play(
+    v: &Arc<Variant>,
+    g: &EngineGames,
+    search: &SearchConfig,
+    dir: &Path,
+    on_game: &mut dyn FnMut(&MatchGame, &MatchState),
+) -> Result<EngineGamesSummary> {
+    if g.players.iter().any(|p| p.starts_with("net:")) {
+        varzero_eval_net::share_threads(g.concurrency);
+    }
+    let resolver = crate::nets::evaluators(&g.device);
+    let pa = parse_player(&g.players[0], v, &*resolver, search).map_err(|e| anyhow!("{e}"))?;
+    let pb = parse_player(&g.players[1], v, &*resolver, search).map_err(|e| anyhow!("{e}"))?;
+    pa.check()
+        .map_err(|e| anyhow!("player {}: {e}", pa.name()))?;
+    if pb.name() != pa.name() {
+        pb.check()
+            .map_err(|e| anyhow!("player {}: {e}", pb.name()))?;
+    }
+    let openings = if g.random_plies == 0 {
+        vec![v.start_fen.clone()]
+    } else {
+        arena::random_openings(v, g.games as usize, g.random_plies, g.seed)
+            .map_err(anyhow::Error::msg)?
+    };
+    let mut writer = GameWriter::create(dir, v, &pa.name(), &pb.name())
+        .map_err(anyhow::Error::msg)
+        .with_context(|| dir.display().to_string())?;
+    let done = writer.done().to_vec();
+    let arena = Arena::new(
+        MatchConfig {
+            variant: v.clone(),
+            games: g.games,
+            openings,
+            concurrency: g.concurrency.max(1),
+            paired: false,
+            verify_endings: true,
+            sprt: None,
+            done: done.clone(),
+        },
+        pa,
+        pb,
+    );
+    let mut summary = EngineGamesSummary {
+        already: done.iter().filter(|d| d.0 < g.games).count() as u64,
+        ..Default::default()
+    };
+    let mut write_error = None;
+    arena.run(&mut |game, st| {
+        summary.played += 1;
+        if let Some(f) = &game.failure {
+            summary.failures.push((
+                game.index,
+                format!("{} ({}): {}", f.player, f.name, f.error),
+            ));
+        }
+        for d in &game.disagreements {
+            summary.disagreements.push((game.index, d.clone()));
+        }
+        if let Err(e) = writer.push(game) {
+            write_error.get_or_insert(e.to_string());
+        }
+        on_game(game, st);
+    });
+    writer.flush().map_err(anyhow::Error::msg)?;
+    if let Some(e) = write_error {
+        anyhow::bail!("{}: writing games: {e}", dir.display());
+    }
+    Ok(summary)
+}
