@@ -43,8 +43,10 @@ enum Cmd {
     Uci(uci::UciArgs),
     /// Analyse games tables: results, draw rates, lengths, fitted piece values.
     Analyze(analyze::AnalyzeArgs),
-    /// A rule-change experiment: self-play under two rule sets, analysed side by side.
+    /// A rule-change experiment: any players under several rule sets, analysed side by side.
     Study(study::StudyArgs),
+    /// A run, study or dataset directory as one self-contained HTML page (DIR/report.html).
+    Report(report::ReportArgs),
     /// Machine interface: one JSON request per line on stdin, one JSON answer per line.
     Probe,
     /// Benchmarks (release builds only).
@@ -68,6 +70,7 @@ fn main() {
         Cmd::Uci(a) => uci::run(a),
         Cmd::Analyze(a) => analyze::run(a),
         Cmd::Study(a) => study::run(a),
+        Cmd::Report(a) => report::run(a),
         Cmd::Probe => probe::run(),
         Cmd::Bench { cmd } => bench::run(cmd),
     };

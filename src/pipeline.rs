@@ -310,6 +310,8 @@ fn play_match(
         games: pairs * 2,
         openings,
         concurrency: cfg.selfplay.threads.max(1),
+        paired: true,
+        verify_endings: false,
         sprt: None,
         done: Vec::new(),
     };
@@ -731,6 +733,14 @@ pub fn ladder_generation(
     Ok(())
 }
 
+/// Rewrites `DIR/report.html` (the page is a view of the logs; a failure to draw it is a
+/// warning, never the end of a run).
+pub fn refresh_report(dir: &Path) {
+    if let Err(e) = crate::report::write(dir, &crate::report::ReportOptions::default()) {
+        eprintln!("warning: report.html: {}", crate::one_line(&e));
+    }
+}
+
 /// The whole loop in `dir`: every stage of every generation, each skipped when its output is
 /// there.
 pub fn run(dir: &Path, cfg: &PipelineConfig, quiet: bool) -> Result<()> {
@@ -752,12 +762,15 @@ pub fn run(dir: &Path, cfg: &PipelineConfig, quiet: bool) -> Result<()> {
         train_generation(dir, cfg, &v, gen + 1, quiet)?;
         rate_generation(dir, cfg, &v, gen + 1, quiet)?;
         ladder_generation(dir, cfg, &v, gen + 1, quiet)?;
+        refresh_report(dir);
     }
     let last = rate_last_against_gen0(dir, cfg, &v, quiet)?;
     if let Some(r) = &last {
         println!("gen {} vs gen 0: {}", r.generation, r.line());
     }
     write_matches_csv(dir, cfg, last)?;
+    refresh_report(dir);
+    println!("report: {}", dir.join("report.html").display());
     println!(
         "done in {:.0} s. outputs: {}/{{selfplay,models,logs,training}} (config.toml, logs/matches.csv)",
         start.elapsed().as_secs_f64(),

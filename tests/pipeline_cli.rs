@@ -179,7 +179,10 @@ rung_dir = "{}"
         ),
     )
     .unwrap();
-    let run = dir.path().join("run");
+    // The run stays in the clone's (ignored) runs/ after the test: its report.html and the
+    // screenshot report.png are the CI artifacts of the report check below.
+    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs/ci/report-run");
+    let _ = std::fs::remove_dir_all(&run);
     let out = pipeline(&cfg, &run);
     assert!(
         out.status.success(),
@@ -188,6 +191,7 @@ rung_dir = "{}"
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("gen 1: ladder "), "{stdout}");
+    check_report(&run);
     let csv = std::fs::read_to_string(run.join("logs/ladder.csv")).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows[0], "generation,player,elo,error95,games,cpu_hours");
@@ -220,6 +224,133 @@ rung_dir = "{}"
     let again = pipeline(&cfg, &run);
     assert!(again.status.success());
     assert_eq!((games(&run.join("ladder")), games(&rungs)), before);
+}
+
+/// The run's report.html: written by the pipeline, self-contained (no script, no external
+/// resource), with the charts of every section; then opened in headless Chromium, where every
+/// chart with data must have drawn its marks, and photographed into `RUN/report.png`.
+fn check_report(run: &Path) {
+    let html = std::fs::read_to_string(run.join("report.html")).expect("the pipeline writes it");
+    assert!(!html.contains("<script"), "no script in the page");
+    assert!(
+        !html.contains("http://")
+            || html.matches("http://").count()
+                == html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count(),
+        "no external resource"
+    );
+    assert!(
+        !html.contains("https://") && !html.contains("src="),
+        "no external resource"
+    );
+    let want = [
+        "ladder-elo",
+        "ladder-cpu",
+        "training-loss",
+        "training-accuracy",
+        "selfplay-draw-rate",
+        "selfplay-first-player",
+        "selfplay-length",
+        "selfplay-endings",
+        "selfplay-piece-values",
+    ];
+    for w in want {
+        assert!(
+            html.contains(&format!("data-chart=\"{w}\"")),
+            "chart {w} missing"
+        );
+    }
+    let Some(chromium) = chromium() else {
+        assert!(
+            std::env::var_os("VARZERO_REQUIRE_CHROMIUM").is_none(),
+            "VARZERO_REQUIRE_CHROMIUM is set but no chromium was found (scripts/setup-chromium)"
+        );
+        eprintln!("skipped: the report in headless Chromium (no chromium; scripts/setup-chromium)");
+        return;
+    };
+    // A copy of the page with a probe that, once laid out, lists every chart's size and how
+    // many of its data marks (lines, points, bars) have a non-empty box.
+    let probe = r#"<script>
+window.addEventListener('load', () => {
+  const rows = [];
+  document.querySelectorAll('svg.chart').forEach(s => {
+    const r = s.getBoundingClientRect();
+    let marks = 0;
+    s.querySelectorAll('.data').forEach(e => { const b = e.getBBox(); if (b.width > 0 || b.height > 0) marks++; });
+    const empty = s.querySelector('.empty') ? 1 : 0;
+    rows.push([s.dataset.chart, Math.round(r.width), Math.round(r.height), marks, empty].join(' '));
+  });
+  const pre = document.createElement('pre');
+  pre.id = 'chart-check';
+  pre.textContent = rows.join(';');
+  document.body.appendChild(pre);
+});
+</script></body>"#;
+    let probed = run.join("report-probe.html");
+    std::fs::write(&probed, html.replace("</body>", probe)).unwrap();
+    let base = |extra: &[&str]| {
+        let mut c = Command::new(&chromium);
+        c.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1100,5200",
+            "--virtual-time-budget=5000",
+        ]);
+        c.args(extra);
+        c
+    };
+    let out = base(&["--dump-dom"]).arg(&probed).output().unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let rows = dom
+        .split("<pre id=\"chart-check\">")
+        .nth(1)
+        .and_then(|r| r.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no probe output: {}", String::from_utf8_lossy(&out.stderr)));
+    let charts: Vec<Vec<&str>> = rows.split(';').map(|r| r.split(' ').collect()).collect();
+    assert_eq!(
+        charts.len(),
+        html.matches("class=\"chart\"").count(),
+        "{rows}"
+    );
+    for c in &charts {
+        let (name, w, h, marks, empty) = (c[0], c[1], c[2], c[3], c[4]);
+        assert!(w != "0" && h != "0", "chart {name} has no size: {rows}");
+        // A chart without data says so; every other one drew its marks. In this run only the
+        // piece values may be unmeasured (4 games).
+        if name != "selfplay-piece-values" {
+            assert_eq!(empty, "0", "chart {name} is empty: {rows}");
+        }
+        if empty == "0" {
+            assert!(
+                marks.parse::<u32>().unwrap() > 0,
+                "chart {name} drew nothing: {rows}"
+            );
+        }
+    }
+    let _ = std::fs::remove_file(&probed);
+    let png = run.join("report.png");
+    let shot = base(&[&format!("--screenshot={}", png.display())])
+        .arg(run.join("report.html"))
+        .output()
+        .unwrap();
+    let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
+    assert!(
+        size > 10_000,
+        "screenshot {size} bytes: {}",
+        String::from_utf8_lossy(&shot.stderr)
+    );
+}
+
+/// VARZERO_CHROMIUM, or chromium on the PATH.
+fn chromium() -> Option<std::path::PathBuf> {
+    if let Some(p) = std::env::var_os("VARZERO_CHROMIUM").filter(|p| !p.is_empty()) {
+        return Some(p.into());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|d| ["chromium", "chromium-browser", "google-chrome"].map(|n| d.join(n)))
+        .find(|p| p.is_file())
 }
 
 fn walk(d: &Path) -> Vec<std::path::PathBuf> {

@@ -176,6 +176,8 @@ pub fn run(a: MatchArgs) -> Result<()> {
             games: a.games,
             openings,
             concurrency: a.concurrency,
+            paired: true,
+            verify_endings: false,
             sprt,
             done: writer
                 .as_ref()

@@ -9,6 +9,7 @@ pub mod perft;
 pub mod pipeline;
 pub mod play;
 pub mod probe;
+pub mod report;
 pub mod selfplay;
 pub mod study;
 pub mod train;

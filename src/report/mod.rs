@@ -1,0 +1,767 @@
+//! `DIR/report.html`: one self-contained page (inline CSS and SVG, no script, no network) for a
+//! pipeline run, a rule study or a dataset directory. A run shows its Elo per generation on the
+//! ladder, its matches, the training curves, self-play statistics per generation and the piece
+//! values against the reference sets; a study shows its arms side by side; a dataset its
+//! analysis. Everything is read from what the stages already wrote (logs/*.csv, report.json,
+//! the games tables), so the page can be rebuilt at any time and the pipeline refreshes it after
+//! every generation.
+
+pub mod svg;
+
+use anyhow::{Context, Result};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use svg::{esc, Bar, Series};
+use varzero_datasets::analysis::{self, AnalysisOptions, ReferenceSet, VariantLookup};
+use varzero_rules::Variant;
+
+/// What a directory holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Run,
+    Study,
+    Dataset,
+}
+
+pub fn kind_of(dir: &Path) -> Option<Kind> {
+    if dir.join("study.toml").exists() && dir.join("report.json").exists() {
+        Some(Kind::Study)
+    } else if dir.join("config.toml").exists()
+        && (dir.join("selfplay").is_dir() || dir.join("logs").is_dir())
+    {
+        Some(Kind::Run)
+    } else if varzero_datasets::list_shards(dir).is_ok_and(|(s, _)| !s.is_empty()) {
+        Some(Kind::Dataset)
+    } else {
+        None
+    }
+}
+
+/// Options of a report.
+#[derive(Clone, Debug)]
+pub struct ReportOptions {
+    /// Reference piece-value sets besides the shipped ones.
+    pub references: Vec<ReferenceSet>,
+    /// Bootstrap resamples for piece values computed here (runs and datasets).
+    pub bootstrap: usize,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            references: Vec::new(),
+            bootstrap: 100,
+        }
+    }
+}
+
+/// Builds the page for `dir` and writes it to `DIR/report.html` (by rename); returns its path
+/// and the number of charts.
+pub fn write(dir: &Path, opts: &ReportOptions) -> Result<(PathBuf, usize)> {
+    let kind = kind_of(dir).with_context(|| {
+        format!(
+            "{}: not a run (config.toml), a study (study.toml and report.json) or a dataset \
+             (shards)",
+            dir.display()
+        )
+    })?;
+    let mut refs = ReferenceSet::shipped();
+    refs.extend(opts.references.iter().cloned());
+    let mut page = Page::default();
+    match kind {
+        Kind::Run => run_page(dir, opts, &refs, &mut page)?,
+        Kind::Study => study_page(dir, &refs, &mut page)?,
+        Kind::Dataset => dataset_page(dir, opts, &refs, &mut page)?,
+    }
+    let html = page.html(&format!(
+        "{} — varzero {}",
+        dir.file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_else(|| dir.display().to_string()),
+        match kind {
+            Kind::Run => "run",
+            Kind::Study => "study",
+            Kind::Dataset => "dataset",
+        }
+    ));
+    let path = dir.join("report.html");
+    crate::write_atomic(&path, html)?;
+    Ok((path, page.charts))
+}
+
+#[derive(Default)]
+struct Page {
+    body: String,
+    charts: usize,
+}
+
+impl Page {
+    fn h2(&mut self, t: &str) {
+        let _ = write!(self.body, "<h2>{}</h2>", esc(t));
+    }
+    fn p(&mut self, t: &str) {
+        let _ = write!(self.body, "<p>{}</p>", esc(t));
+    }
+    fn chart(&mut self, svg: String) {
+        self.charts += 1;
+        let _ = write!(self.body, "<figure>{svg}</figure>");
+    }
+    fn table(&mut self, head: &[&str], rows: &[Vec<String>]) {
+        self.body.push_str("<table><tr>");
+        for h in head {
+            let _ = write!(self.body, "<th>{}</th>", esc(h));
+        }
+        self.body.push_str("</tr>");
+        for r in rows {
+            self.body.push_str("<tr>");
+            for c in r {
+                let _ = write!(self.body, "<td>{}</td>", esc(c));
+            }
+            self.body.push_str("</tr>");
+        }
+        self.body.push_str("</table>");
+    }
+    fn html(&self, title: &str) -> String {
+        format!(
+            r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{t}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 24px auto; max-width: 1000px; color: #222; }}
+h1 {{ font-size: 22px; }} h2 {{ font-size: 18px; margin-top: 32px; border-bottom: 1px solid #ddd; }}
+table {{ border-collapse: collapse; font-size: 13px; margin: 8px 0; }}
+td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: right; }}
+th {{ background: #f4f4f4; }} td:first-child {{ text-align: left; }}
+figure {{ margin: 12px 0; }} .note {{ color: #666; font-size: 13px; }}
+pre {{ background: #f7f7f7; padding: 8px; font-size: 12px; overflow-x: auto; }}
+</style></head><body>
+<h1>{t}</h1>
+<p class="note">Written by <code>varzero report</code> at {now} (UTC seconds since 1970). Intervals are 95%.</p>
+{body}
+</body></html>
+"#,
+            t = esc(title),
+            now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+            body = self.body
+        )
+    }
+}
+
+fn read_csv(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let mut lines = text.lines();
+    let Some(head) = lines.next() else {
+        return Vec::new();
+    };
+    let cols: Vec<&str> = head.split(',').collect();
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            cols.iter()
+                .zip(l.split(','))
+                .map(|(c, v)| (c.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn num(row: &std::collections::HashMap<String, String>, k: &str) -> f64 {
+    row.get(k)
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .unwrap_or(f64::NAN)
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+fn pair(v: &Value) -> Option<(f64, f64)> {
+    Some((v.get(0)?.as_f64()?, v.get(1)?.as_f64()?))
+}
+
+fn run_page(
+    dir: &Path,
+    opts: &ReportOptions,
+    refs: &[ReferenceSet],
+    page: &mut Page,
+) -> Result<()> {
+    if let Ok(cfg) = std::fs::read_to_string(dir.join("config.toml")) {
+        let _ = write!(
+            page.body,
+            "<details><summary>run configuration (config.toml)</summary><pre>{}</pre></details>",
+            esc(&cfg)
+        );
+    }
+    // The ladder.
+    page.h2("Strength: Elo per generation on the ladder");
+    let ladder = read_csv(&dir.join("logs").join("ladder.csv"));
+    let rungs: Vec<(f64, String)> = read_csv(&dir.join("ladder").join("ratings.csv"))
+        .iter()
+        .filter(|r| r.get("rung").map(String::as_str) == Some("true"))
+        .map(|r| (num(r, "elo"), r.get("player").cloned().unwrap_or_default()))
+        .collect();
+    let elo_points = |x: &str| -> Vec<svg::Point> {
+        ladder
+            .iter()
+            .map(|r| {
+                let (e, w) = (num(r, "elo"), num(r, "error95"));
+                (num(r, x), e, Some((e - w, e + w)))
+            })
+            .collect()
+    };
+    page.chart(svg::line_chart(
+        "ladder-elo",
+        "Elo by generation (rungs dashed)",
+        "generation",
+        "Elo",
+        &[Series {
+            name: "generation".into(),
+            points: elo_points("generation"),
+        }],
+        &rungs,
+    ));
+    page.chart(svg::line_chart(
+        "ladder-cpu",
+        "Elo by CPU-hours of self-play and training",
+        "CPU-hours",
+        "Elo",
+        &[Series {
+            name: "generation".into(),
+            points: elo_points("cpu_hours"),
+        }],
+        &rungs,
+    ));
+    if ladder.is_empty() {
+        page.p("No ladder ratings yet ([ladder] enabled = false, or no generation rated).");
+    } else {
+        let rows: Vec<Vec<String>> = ladder
+            .iter()
+            .map(|r| {
+                [
+                    "generation",
+                    "player",
+                    "elo",
+                    "error95",
+                    "games",
+                    "cpu_hours",
+                ]
+                .iter()
+                .map(|k| r.get(*k).cloned().unwrap_or_default())
+                .collect()
+            })
+            .collect();
+        page.table(
+            &[
+                "generation",
+                "player",
+                "Elo",
+                "± (95%)",
+                "games",
+                "CPU-hours",
+            ],
+            &rows,
+        );
+    }
+    let matches = read_csv(&dir.join("logs").join("matches.csv"));
+    if !matches.is_empty() {
+        page.h2("Gating and evaluation matches");
+        let keys = [
+            "generation",
+            "opponent",
+            "games",
+            "wins",
+            "draws",
+            "losses",
+            "score",
+            "score_low",
+            "score_high",
+            "elo",
+            "accepted",
+        ];
+        let rows: Vec<Vec<String>> = matches
+            .iter()
+            .map(|r| {
+                keys.iter()
+                    .map(|k| r.get(*k).cloned().unwrap_or_default())
+                    .collect()
+            })
+            .collect();
+        page.table(&keys, &rows);
+    }
+    // Training curves, generations one after another.
+    page.h2("Training");
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir.join("logs"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.file_name().is_some_and(|n| {
+                        let n = n.to_string_lossy();
+                        n.starts_with("train-gen-") && n.ends_with(".csv")
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    logs.sort();
+    let names = ["policy_loss", "value_loss", "policy_acc", "value_acc"];
+    let mut series: Vec<Series> = names
+        .iter()
+        .map(|n| Series {
+            name: n.to_string(),
+            points: Vec::new(),
+        })
+        .collect();
+    let mut offset = 0.0;
+    let mut bounds = Vec::new();
+    for l in &logs {
+        let rows = read_csv(l);
+        let last = rows.iter().map(|r| num(r, "step")).fold(0.0, f64::max);
+        for r in &rows {
+            for (i, n) in names.iter().enumerate() {
+                series[i]
+                    .points
+                    .push((offset + num(r, "step"), num(r, n), None));
+            }
+        }
+        offset += last;
+        bounds.push(offset);
+    }
+    let (loss, acc) = series.split_at_mut(2);
+    page.chart(svg::line_chart(
+        "training-loss",
+        "Training loss (generations one after another)",
+        "step",
+        "loss",
+        loss,
+        &[],
+    ));
+    page.chart(svg::line_chart(
+        "training-accuracy",
+        "Policy and value accuracy",
+        "step",
+        "accuracy",
+        acc,
+        &[],
+    ));
+    if logs.is_empty() {
+        page.p("No training log yet (logs/train-gen-NNN.csv).");
+    }
+    // Self-play, per generation.
+    let mut gens: Vec<PathBuf> = std::fs::read_dir(dir.join("selfplay"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    gens.sort();
+    page.h2("Self-play per generation");
+    let mut groups: Vec<(String, Value)> = Vec::new();
+    let mut all_dirs = Vec::new();
+    let mut variant = None;
+    // Self-play directories name their variant in dataset.json; the run config says which.
+    let run_variant = std::fs::read_to_string(dir.join("config.toml"))
+        .ok()
+        .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
+        .and_then(|t| {
+            t.get("variant")
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        })
+        .and_then(|n| Variant::builtin(&n).ok());
+    for g in &gens {
+        let Some(v) = dataset_variant(g).or_else(|| run_variant.clone()) else {
+            continue;
+        };
+        let quick = AnalysisOptions {
+            bootstrap: 0,
+            samples_per_game: 0,
+            ..AnalysisOptions::default()
+        };
+        if let Some(r) = analyse(std::slice::from_ref(g), &v, &quick)? {
+            groups.push((
+                g.file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or_default(),
+                r,
+            ));
+            all_dirs.push(g.clone());
+            variant = Some(v);
+        }
+    }
+    per_group_charts(page, "selfplay", "generation", &groups);
+    // Piece values over all self-play.
+    page.h2("Piece values from all self-play games");
+    match variant {
+        Some(v) => {
+            let full = AnalysisOptions {
+                bootstrap: opts.bootstrap,
+                stable_plies: 4,
+                ..AnalysisOptions::default()
+            };
+            match analyse(&all_dirs, &v, &full)? {
+                Some(r) => piece_values(page, "selfplay-piece-values", &[("all".into(), r)], refs),
+                None => page.p("No games."),
+            }
+        }
+        None => page.p("No self-play games yet."),
+    }
+    Ok(())
+}
+
+/// The variant a dataset directory was played under (its `variant.toml`).
+fn dataset_variant(dir: &Path) -> Option<Arc<Variant>> {
+    Variant::from_file(&dir.join("variant.toml")).ok()
+}
+
+/// The analysis of `dirs` (one rule set) as JSON, or None without games.
+fn analyse(dirs: &[PathBuf], v: &Arc<Variant>, opts: &AnalysisOptions) -> Result<Option<Value>> {
+    let (lf, _) = analysis::scan_game_dirs(dirs).map_err(anyhow::Error::msg)?;
+    let Some(lf) = lf else {
+        return Ok(None);
+    };
+    let mut lookup = VariantLookup::new();
+    lookup.add(v.clone());
+    let reports = analysis::analyze(lf, &lookup, opts).map_err(anyhow::Error::msg)?;
+    let hash = format!("{:016x}", v.rules_hash);
+    Ok(reports
+        .into_iter()
+        .find(|r| r.rules_hash == hash)
+        .map(|r| r.to_json()))
+}
+
+/// Draw rate, first-player score and length per group, the endings as shares, and a table.
+fn per_group_charts(page: &mut Page, id: &str, what: &str, groups: &[(String, Value)]) {
+    let bars = |key: &str| -> Vec<Bar> {
+        groups
+            .iter()
+            .map(|(label, r)| Bar {
+                label: label.clone(),
+                value: f(&r[key]),
+                interval: pair(&r[format!("{key}_interval")]),
+                reference: None,
+                group: 0,
+            })
+            .collect()
+    };
+    page.chart(svg::bar_chart(
+        &format!("{id}-draw-rate"),
+        &format!("Draw rate by {what}"),
+        "draw rate",
+        &bars("draw_rate"),
+        &[],
+    ));
+    page.chart(svg::bar_chart(
+        &format!("{id}-first-player"),
+        &format!("First player's score by {what}"),
+        "score",
+        &bars("first_player_score"),
+        &[],
+    ));
+    let lengths: Vec<Bar> = groups
+        .iter()
+        .map(|(label, r)| Bar {
+            label: label.clone(),
+            value: f(&r["length"]["mean"]),
+            interval: Some((f(&r["length"]["p10"]), f(&r["length"]["p90"]))),
+            reference: None,
+            group: 0,
+        })
+        .collect();
+    page.chart(svg::bar_chart(
+        &format!("{id}-length"),
+        &format!("Game length by {what} (mean; 10th to 90th percentile)"),
+        "plies",
+        &lengths,
+        &[],
+    ));
+    let mut cats: Vec<String> = groups
+        .iter()
+        .flat_map(|(_, r)| {
+            r["terminations"]
+                .as_object()
+                .map(|o| o.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default()
+        })
+        .collect();
+    cats.sort();
+    cats.dedup();
+    let rows: Vec<(String, Vec<f64>)> = groups
+        .iter()
+        .map(|(label, r)| {
+            let n = f(&r["games"]).max(1.0);
+            (
+                label.clone(),
+                cats.iter()
+                    .map(|c| f(&r["terminations"][c]["games"]).max(0.0) / n)
+                    .collect(),
+            )
+        })
+        .collect();
+    page.chart(svg::stacked_shares(
+        &format!("{id}-endings"),
+        &format!("How games ended, by {what}"),
+        &cats,
+        &rows,
+    ));
+    let iv = |r: &Value, k: &str| {
+        let (lo, hi) = pair(&r[format!("{k}_interval")]).unwrap_or((f64::NAN, f64::NAN));
+        format!("{:.3} [{lo:.3}, {hi:.3}]", f(&r[k]))
+    };
+    let table: Vec<Vec<String>> = groups
+        .iter()
+        .map(|(label, r)| {
+            let mut ends: Vec<(String, u64)> = r["terminations"]
+                .as_object()
+                .map(|o| {
+                    o.iter()
+                        .map(|(k, v)| (k.clone(), v["games"].as_u64().unwrap_or(0)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            ends.sort_by_key(|e| std::cmp::Reverse(e.1));
+            vec![
+                label.clone(),
+                r["games"].to_string(),
+                format!("{}/{}/{}", r["first_wins"], r["draws"], r["second_wins"]),
+                iv(r, "draw_rate"),
+                iv(r, "first_player_score"),
+                format!("{:.1}", f(&r["length"]["mean"])),
+                ends.iter()
+                    .map(|(k, n)| format!("{k} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ]
+        })
+        .collect();
+    page.table(
+        &[
+            what,
+            "games",
+            "first W/D/L",
+            "draw rate",
+            "first-player score",
+            "mean plies",
+            "endings",
+        ],
+        &table,
+    );
+}
+
+/// Piece values per group with intervals, the first applicable reference set as marks, and a
+/// table with every applicable set.
+fn piece_values(page: &mut Page, id: &str, groups: &[(String, Value)], refs: &[ReferenceSet]) {
+    let variant = groups
+        .first()
+        .and_then(|(_, r)| r["variant"].as_str())
+        .unwrap_or("")
+        .to_string();
+    let refs: Vec<&ReferenceSet> = refs.iter().filter(|s| s.applies_to(&variant)).collect();
+    let mut bars = Vec::new();
+    let mut rows = Vec::new();
+    let mut measured = false;
+    for (gi, (label, r)) in groups.iter().enumerate() {
+        let d = &r["piece_value_details"];
+        let Some(values) = d["values"].as_array() else {
+            continue;
+        };
+        let unit = d["reference"]
+            .as_str()
+            .and_then(|s| s.chars().next())
+            .unwrap_or('P');
+        let unit_iv = pair(&json_interval(&d["reference_logit"]));
+        let unit_ok = unit_iv.is_some_and(|(lo, hi)| lo > 0.0 || hi < 0.0);
+        if !unit_ok {
+            page.p(&format!(
+                "{label}: the unit piece ({unit}) is not measured (its logit interval includes 0); \
+                 more games, or games that are decided, are needed."
+            ));
+            continue;
+        }
+        measured = true;
+        for v in values {
+            let letter = v["letter"]
+                .as_str()
+                .and_then(|s| s.chars().next())
+                .unwrap_or('?');
+            if letter.eq_ignore_ascii_case(&unit) {
+                continue;
+            }
+            let reference = refs.first().and_then(|s| s.value_in(letter, unit));
+            bars.push(Bar {
+                label: if groups.len() > 1 {
+                    format!("{letter} {}", label.chars().next().unwrap_or(' '))
+                } else {
+                    letter.to_string()
+                },
+                value: f(&v["value"]),
+                interval: Some((f(&v["lower"]), f(&v["upper"]))),
+                reference,
+                group: gi,
+            });
+            let mut row = vec![
+                label.clone(),
+                format!("{letter} ({})", v["name"].as_str().unwrap_or("")),
+                format!(
+                    "{:.2} [{:.2}, {:.2}]",
+                    f(&v["value"]),
+                    f(&v["lower"]),
+                    f(&v["upper"])
+                ),
+                format!(
+                    "±{:.0}%",
+                    50.0 * (f(&v["upper"]) - f(&v["lower"])) / f(&v["value"]).abs()
+                ),
+            ];
+            for s in &refs {
+                row.push(
+                    s.value_in(letter, unit)
+                        .map_or("-".into(), |x| format!("{x:.2}")),
+                );
+            }
+            rows.push(row);
+        }
+    }
+    let names: Vec<String> = groups.iter().map(|(l, _)| l.clone()).collect();
+    page.chart(svg::bar_chart(
+        id,
+        &format!(
+            "Piece values (pawn/soldier = 1){}",
+            refs.first()
+                .map(|s| format!("; diamonds: {}", s.name))
+                .unwrap_or_default()
+        ),
+        "value",
+        &bars,
+        &names,
+    ));
+    if measured {
+        let mut head = vec!["group", "piece", "value [95%]", "half-width"];
+        let ref_names: Vec<String> = refs.iter().map(|s| s.name.clone()).collect();
+        head.extend(ref_names.iter().map(String::as_str));
+        page.table(&head, &rows);
+        for s in &refs {
+            page.p(&format!("{}: {}", s.name, s.source));
+        }
+    }
+}
+
+/// An `Interval` serialized as an object (`lower`, `upper`) as a JSON pair.
+fn json_interval(v: &Value) -> Value {
+    serde_json::json!([v["lower"], v["upper"]])
+}
+
+fn study_page(dir: &Path, refs: &[ReferenceSet], page: &mut Page) -> Result<()> {
+    let text = std::fs::read_to_string(dir.join("report.json"))
+        .with_context(|| format!("{}", dir.join("report.json").display()))?;
+    let j: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a study report", dir.join("report.json").display()))?;
+    let arms = j["arms"].as_array().cloned().unwrap_or_default();
+    let _ = write!(
+        page.body,
+        "<p>{} — {} games per arm, {}</p>",
+        esc(j["description"].as_str().unwrap_or("")),
+        arms.first()
+            .map_or(0, |a| a["report"]["games"].as_u64().unwrap_or(0)),
+        esc(j["players"].as_str().unwrap_or(""))
+    );
+    let groups: Vec<(String, Value)> = arms
+        .iter()
+        .map(|a| {
+            (
+                format!(
+                    "{}: {}",
+                    a["key"].as_str().unwrap_or("?"),
+                    a["label"].as_str().unwrap_or("")
+                ),
+                a["report"].clone(),
+            )
+        })
+        .collect();
+    page.h2("The arms");
+    per_group_charts(page, "study", "arm", &groups);
+    page.h2("Differences from the first arm");
+    let mut rows = Vec::new();
+    for a in arms.iter().skip(1) {
+        let c = &a["vs_baseline"];
+        for (name, key, digits) in [
+            ("draw rate", "draw_rate", 3),
+            ("decisive rate", "decisive_rate", 3),
+            ("first-player score", "first_player_score", 3),
+            ("length (plies)", "length", 1),
+        ] {
+            let d = &c[key];
+            rows.push(vec![
+                format!(
+                    "{}: {}",
+                    a["key"].as_str().unwrap_or("?"),
+                    a["label"].as_str().unwrap_or("")
+                ),
+                name.to_string(),
+                format!("{:+.digits$}", f(&d["diff"])),
+                format!(
+                    "[{:+.digits$}, {:+.digits$}]",
+                    f(&d["lower"]),
+                    f(&d["upper"])
+                ),
+                format!("{:.4}", f(&d["p_value"])),
+            ]);
+        }
+    }
+    page.table(&["arm", "figure", "difference", "95%", "p-value"], &rows);
+    page.h2("Referee");
+    let rows: Vec<Vec<String>> = arms
+        .iter()
+        .filter(|a| !a["adjudication"].is_null())
+        .map(|a| {
+            let d = &a["adjudication"];
+            vec![
+                a["key"].as_str().unwrap_or("?").to_string(),
+                d["games"].to_string(),
+                d["failures"].as_array().map_or(0, Vec::len).to_string(),
+                d["disagreements"]
+                    .as_array()
+                    .map_or(0, Vec::len)
+                    .to_string(),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        page.p("Self-play arms: our rules core plays every move.");
+    } else {
+        page.table(&["arm", "games", "failures", "disagreements"], &rows);
+    }
+    page.h2("Piece values");
+    piece_values(page, "study-piece-values", &groups, refs);
+    Ok(())
+}
+
+fn dataset_page(
+    dir: &Path,
+    opts: &ReportOptions,
+    refs: &[ReferenceSet],
+    page: &mut Page,
+) -> Result<()> {
+    let v = dataset_variant(dir).with_context(|| format!("{}: no variant.toml", dir.display()))?;
+    let full = AnalysisOptions {
+        bootstrap: opts.bootstrap,
+        stable_plies: 4,
+        ..AnalysisOptions::default()
+    };
+    let Some(r) = analyse(&[dir.to_path_buf()], &v, &full)? else {
+        page.p("No games.");
+        return Ok(());
+    };
+    let groups = vec![(v.name.clone(), r)];
+    page.h2("Games");
+    per_group_charts(page, "dataset", "rule set", &groups);
+    page.h2("Piece values");
+    piece_values(page, "dataset-piece-values", &groups, refs);
+    Ok(())
+}
