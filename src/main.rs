@@ -43,6 +43,8 @@ enum Cmd {
     Uci(uci::UciArgs),
     /// Analyse games tables: results, draw rates, lengths, fitted piece values.
     Analyze(analyze::AnalyzeArgs),
+    /// List the games of dataset directories, one per line (id, result, ending, players, moves).
+    Games(games::GamesArgs),
     /// A rule-change experiment: any players under several rule sets, analysed side by side.
     Study(study::StudyArgs),
     /// A run, study or dataset directory as one self-contained HTML page (DIR/report.html).
@@ -69,6 +71,7 @@ fn main() {
         Cmd::Ladder(a) => ladder::run(a),
         Cmd::Uci(a) => uci::run(a),
         Cmd::Analyze(a) => analyze::run(a),
+        Cmd::Games(a) => games::run(a),
         Cmd::Study(a) => study::run(a),
         Cmd::Report(a) => report::run(a),
         Cmd::Probe => probe::run(),

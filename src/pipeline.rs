@@ -211,10 +211,7 @@ mod elo_json {
 }
 
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    crate::write_atomic(path, text)
 }
 
 /// A run directory resumes only the run it holds: its config.toml must match `cfg` in everything
@@ -364,6 +361,20 @@ pub fn open_run(dir: &Path, cfg: &PipelineConfig) -> Result<()> {
     write_atomic(&dir.join("config.toml"), &toml::to_string(cfg)?)
 }
 
+/// A run directory opened by another process (a cluster's driver): refused when it holds
+/// another run's config or none; nothing written.
+pub fn check_run(dir: &Path, cfg: &PipelineConfig) -> Result<()> {
+    cfg.check()?;
+    let path = dir.join("config.toml");
+    if !path.exists() {
+        anyhow::bail!(
+            "{}: no run here (open it first: varzero pipeline --stage open)",
+            dir.display()
+        );
+    }
+    check_same_run(&path, cfg)
+}
+
 /// Stage 1 of generation `gen`: its self-play games (resuming what is there), with the newest
 /// accepted net, or the material evaluator in generation 0.
 pub fn selfplay_generation(
@@ -371,6 +382,19 @@ pub fn selfplay_generation(
     cfg: &PipelineConfig,
     v: &Arc<Variant>,
     gen: u32,
+    quiet: bool,
+) -> Result<()> {
+    selfplay_games(dir, cfg, v, gen, None, quiet)
+}
+
+/// Self-play of generation `gen`: the games of `range` only (`None`: all of them; a range is
+/// played beside other writers of the same directory, see [`Generator::run_range`]).
+pub fn selfplay_games(
+    dir: &Path,
+    cfg: &PipelineConfig,
+    v: &Arc<Variant>,
+    gen: u32,
+    range: Option<std::ops::Range<u64>>,
     quiet: bool,
 ) -> Result<()> {
     let sp = dir.join("selfplay").join(format!("gen-{gen:03}"));
@@ -389,10 +413,28 @@ pub fn selfplay_generation(
     }
     let g = Arc::new(Generator::new(v.clone(), ev.clone(), search, run));
     let cpu = cpu_seconds();
-    let s = crate::progress::run_with_progress(g, &sp, cfg.games_per_generation, quiet)?;
-    add_cpu(dir, &format!("selfplay-gen-{gen:03}"), cpu_seconds() - cpu)?;
+    let (s, key) = match &range {
+        None => (
+            crate::progress::run_with_progress(g, &sp, cfg.games_per_generation, quiet)?,
+            format!("selfplay-gen-{gen:03}"),
+        ),
+        Some(r) => (
+            g.run_range(&sp, r.clone(), true)?,
+            format!("selfplay-gen-{gen:03}@{}-{}", r.start, r.end),
+        ),
+    };
+    if range.is_some() {
+        // Ranges run at once in other processes: each records its CPU time in its own file.
+        add_cpu_file(dir, &key, cpu_seconds() - cpu)?;
+    } else {
+        add_cpu(dir, &key, cpu_seconds() - cpu)?;
+    }
     println!(
-        "gen {gen}: self-play with {}: {} games ({} already there), {} positions, {:.0} s",
+        "gen {gen}{}: self-play with {}: {} games ({} already there), {} positions, {:.0} s",
+        range
+            .as_ref()
+            .map(|r| format!(" games {}..{}", r.start, r.end))
+            .unwrap_or_default(),
         ev.id(),
         s.games_played,
         s.games_already_done,
@@ -591,10 +633,42 @@ pub fn cpu_seconds() -> f64 {
 /// The CPU seconds each finished stage took (`logs/cpu.json`, by rename): self-play of a
 /// generation and training of a net. A stage resumed after a kill counts only its last part.
 pub fn read_cpu(dir: &Path) -> std::collections::BTreeMap<String, f64> {
-    std::fs::read_to_string(dir.join("logs").join("cpu.json"))
+    let mut m: std::collections::BTreeMap<String, f64> =
+        std::fs::read_to_string(dir.join("logs").join("cpu.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+    // Self-play ranges played by a cluster's tasks: `logs/cpu.d/KEY.json`, one file each.
+    for e in std::fs::read_dir(dir.join("logs").join("cpu.d"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let p = e.path();
+        let (Some(stem), Some(secs)) = (
+            p.file_stem().map(|s| s.to_string_lossy().to_string()),
+            std::fs::read_to_string(&p)
+                .ok()
+                .and_then(|t| t.trim().parse::<f64>().ok()),
+        ) else {
+            continue;
+        };
+        if p.extension().is_some_and(|x| x == "json") {
+            *m.entry(stem).or_insert(0.0) += secs;
+        }
+    }
+    m
+}
+
+fn add_cpu_file(dir: &Path, key: &str, secs: f64) -> Result<()> {
+    let d = dir.join("logs").join("cpu.d");
+    std::fs::create_dir_all(&d)?;
+    let p = d.join(format!("{key}.json"));
+    let old = std::fs::read_to_string(&p)
         .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default()
+        .and_then(|t| t.trim().parse::<f64>().ok())
+        .unwrap_or(0.0);
+    write_atomic(&p, &format!("{}", old + secs.max(0.0)))
 }
 
 fn add_cpu(dir: &Path, key: &str, secs: f64) -> Result<()> {
@@ -612,9 +686,11 @@ pub fn cpu_hours_to(dir: &Path, gen: u32) -> f64 {
     let m = read_cpu(dir);
     let sum: f64 = (0..gen)
         .map(|g| {
-            m.get(&format!("selfplay-gen-{g:03}"))
-                .copied()
-                .unwrap_or(0.0)
+            let key = format!("selfplay-gen-{g:03}");
+            m.iter()
+                .filter(|(k, _)| **k == key || k.starts_with(&format!("{key}@")))
+                .map(|(_, s)| s)
+                .sum::<f64>()
         })
         .chain((1..=gen).map(|g| m.get(&format!("train-gen-{g:03}")).copied().unwrap_or(0.0)))
         .fold(0.0, |a, b| a + b);
@@ -741,6 +817,17 @@ pub fn refresh_report(dir: &Path) {
     }
 }
 
+/// The end of a run: the last generation against generation 0, `logs/matches.csv`, the page.
+pub fn finish(dir: &Path, cfg: &PipelineConfig, v: &Arc<Variant>, quiet: bool) -> Result<()> {
+    let last = rate_last_against_gen0(dir, cfg, v, quiet)?;
+    if let Some(r) = &last {
+        println!("gen {} vs gen 0: {}", r.generation, r.line());
+    }
+    write_matches_csv(dir, cfg, last)?;
+    refresh_report(dir);
+    Ok(())
+}
+
 /// The whole loop in `dir`: every stage of every generation, each skipped when its output is
 /// there.
 pub fn run(dir: &Path, cfg: &PipelineConfig, quiet: bool) -> Result<()> {
@@ -764,12 +851,7 @@ pub fn run(dir: &Path, cfg: &PipelineConfig, quiet: bool) -> Result<()> {
         ladder_generation(dir, cfg, &v, gen + 1, quiet)?;
         refresh_report(dir);
     }
-    let last = rate_last_against_gen0(dir, cfg, &v, quiet)?;
-    if let Some(r) = &last {
-        println!("gen {} vs gen 0: {}", r.generation, r.line());
-    }
-    write_matches_csv(dir, cfg, last)?;
-    refresh_report(dir);
+    finish(dir, cfg, &v, quiet)?;
     println!("report: {}", dir.join("report.html").display());
     println!(
         "done in {:.0} s. outputs: {}/{{selfplay,models,logs,training}} (config.toml, logs/matches.csv)",

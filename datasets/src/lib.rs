@@ -15,7 +15,8 @@ mod shard;
 
 pub use error::{Error, FitError, Result};
 pub use manifest::{
-    claim, common_rules, read_rules, remove_temporaries, write_variant_file, DatasetRules, MANIFEST,
+    claim, claim_shared, common_rules, read_rules, remove_temporaries, write_variant_file,
+    DatasetRules, MANIFEST,
 };
 pub use polars;
 pub use records::{

@@ -67,6 +67,13 @@ pub fn read_rules(dir: &Path) -> Result<Option<DatasetRules>> {
 /// manifest (by rename) when missing, and removes temporary shard directories that an
 /// interrupted writer left (`.tmp-*`: never complete, never read).
 pub fn claim(dir: &Path, rules: &DatasetRules) -> Result<()> {
+    claim_shared(dir, rules)?;
+    remove_temporaries(dir)
+}
+
+/// [`claim`] for a directory other writers may be using at the same time (self-play ranges
+/// played by several processes): their temporary shards are left where they are.
+pub fn claim_shared(dir: &Path, rules: &DatasetRules) -> Result<()> {
     fs::create_dir_all(dir).map_err(|e| Error::io(dir.display(), e))?;
     match read_rules(dir)? {
         Some(have) if have != *rules => {
@@ -81,21 +88,26 @@ pub fn claim(dir: &Path, rules: &DatasetRules) -> Result<()> {
     }
     let path = dir.join(MANIFEST);
     if !path.exists() {
-        let tmp = dir.join(format!(".{MANIFEST}.tmp"));
+        // One temporary per writer: two writers claiming at once each rename a whole file.
+        let tmp = dir.join(format!(".{MANIFEST}.{}.tmp", std::process::id()));
         let text = serde_json::to_string_pretty(rules).expect("a manifest serialises");
         fs::write(&tmp, text + "\n").map_err(|e| Error::io(tmp.display(), e))?;
         fs::rename(&tmp, &path).map_err(|e| Error::io(path.display(), e))?;
     }
-    remove_temporaries(dir)
+    Ok(())
 }
 
-/// Removes the `.tmp-*` shard directories of `dir` (what a crash or a full disk left).
+/// Removes the `.tmp-*` shard directories and `.*.tmp` files of `dir` (what a crash or a full
+/// disk left).
 pub fn remove_temporaries(dir: &Path) -> Result<()> {
     let entries = fs::read_dir(dir).map_err(|e| Error::io(dir.display(), e))?;
     for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(".tmp-") {
-            let p = entry.path();
+        let name = entry.file_name().to_string_lossy().to_string();
+        let p = entry.path();
+        if name.starts_with(".tmp-") && p.is_dir() {
             fs::remove_dir_all(&p).map_err(|e| Error::io(p.display(), e))?;
+        } else if name.starts_with('.') && name.ends_with(".tmp") && p.is_file() {
+            fs::remove_file(&p).map_err(|e| Error::io(p.display(), e))?;
         }
     }
     Ok(())

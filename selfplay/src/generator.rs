@@ -293,10 +293,28 @@ impl Generator {
 
     /// Plays games until `dir` holds `games` games (resuming what is there), writing shards.
     pub fn run(&self, dir: &Path, games: u64) -> varzero_datasets::Result<Summary> {
+        self.run_range(dir, 0..games, false)
+    }
+
+    /// Plays the games of `range` that `dir` does not hold yet. Game `i` is the same game
+    /// whoever plays it (its seed is the run's seed + i), so ranges can be played by separate
+    /// processes, on separate machines, into one directory shared by all (`shared`: other
+    /// writers may be at work there, so their temporary shards are left alone; the full-range
+    /// run afterwards removes what a killed writer left).
+    pub fn run_range(
+        &self,
+        dir: &Path,
+        range: std::ops::Range<u64>,
+        shared: bool,
+    ) -> varzero_datasets::Result<Summary> {
         // A directory of other rules is refused before any game: its games would count as done.
         let rules =
             varzero_datasets::DatasetRules::new(&self.variant.name, self.variant.rules_hash);
-        varzero_datasets::claim(dir, &rules)?;
+        if shared {
+            varzero_datasets::claim_shared(dir, &rules)?;
+        } else {
+            varzero_datasets::claim(dir, &rules)?;
+        }
         let (shards, skipped) = varzero_datasets::list_shards(dir)?;
         let mut done = BTreeSet::new();
         for s in &shards {
@@ -304,9 +322,9 @@ impl Generator {
                 done.insert(g.game_id);
             }
         }
-        let todo: VecDeque<u64> = (0..games).filter(|id| !done.contains(id)).collect();
+        let todo: VecDeque<u64> = range.clone().filter(|id| !done.contains(id)).collect();
         let mut summary = Summary {
-            games_already_done: done.iter().filter(|&&id| id < games).count() as u64,
+            games_already_done: done.iter().filter(|id| range.contains(id)).count() as u64,
             skipped_shards: skipped.iter().map(|s| s.to_string()).collect(),
             ..Summary::default()
         };

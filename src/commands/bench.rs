@@ -60,6 +60,22 @@ pub enum BenchCmd {
         #[arg(long)]
         torch_threads: Option<i32>,
     },
+    /// A trained net's outputs on another device against the CPU, on positions from random
+    /// games: the largest difference of the policy logits and of the values (scripts/gpu-check
+    /// checks a GPU-trained net this way). Fails above --tolerance.
+    Agree {
+        /// The net (`.safetensors`, its JSON sidecar beside it).
+        net: PathBuf,
+        #[arg(long, default_value = "makruk")]
+        variant: String,
+        /// The device to compare with the CPU.
+        #[arg(long, default_value = "cuda")]
+        device: String,
+        #[arg(long, default_value_t = 256)]
+        positions: usize,
+        #[arg(long, default_value_t = 1e-4)]
+        tolerance: f64,
+    },
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -83,6 +99,68 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             steps,
             torch_threads,
         } => bench_net(&variant, &device, seconds, steps, torch_threads)?,
+        BenchCmd::Agree {
+            net,
+            variant,
+            device,
+            positions,
+            tolerance,
+        } => bench_agree(&net, &variant, &device, positions, tolerance)?,
+    }
+    Ok(())
+}
+
+fn bench_agree(
+    path: &std::path::Path,
+    variant: &str,
+    device: &str,
+    positions: usize,
+    tolerance: f64,
+) -> Result<()> {
+    use varzero_eval_net::tch::{Device, Kind, Tensor};
+    let v = Variant::builtin(variant)?;
+    let dev = varzero_eval_net::parse_device(device).map_err(anyhow::Error::msg)?;
+    let cpu = varzero_eval_net::Net::load(path, &v, Device::Cpu)?;
+    let other = varzero_eval_net::Net::load(path, &v, dev)?;
+    let enc = varzero_eval_net::Encoding::new(&v);
+    // Positions along random games: openings, middlegames, endings.
+    let mut rng = varzero_stats::Rng::new(7);
+    let mut planes = vec![0f32; positions * enc.input_len()];
+    let mut pos = Position::start(&v);
+    for i in 0..positions {
+        let (o, moves) = pos.outcome_and_moves();
+        if o.is_some() || moves.is_empty() {
+            pos = Position::start(&v);
+        } else {
+            pos.make(moves.as_slice()[rng.below(moves.len())]);
+        }
+        enc.encode(
+            &pos,
+            &mut planes[i * enc.input_len()..(i + 1) * enc.input_len()],
+        );
+    }
+    let x = Tensor::from_slice(&planes).view([
+        positions as i64,
+        enc.planes as i64,
+        enc.ranks as i64,
+        enc.files as i64,
+    ]);
+    let (p0, v0) = cpu.infer(&x);
+    let (p1, v1) = other.infer(&x.to_device(dev));
+    let diff = |a: &Tensor, b: &Tensor| -> f64 {
+        (a - b.to_device(Device::Cpu))
+            .abs()
+            .max()
+            .to_kind(Kind::Double)
+            .double_value(&[])
+    };
+    let (dp, dv) = (diff(&p0, &p1), diff(&v0, &v1));
+    println!(
+        "agree {}: {positions} positions of {variant}, cpu vs {device}: max |policy logit diff| {dp:.2e}, max |value diff| {dv:.2e} (tolerance {tolerance:.0e})",
+        path.display()
+    );
+    if dp > tolerance || dv > tolerance {
+        anyhow::bail!("the outputs differ by more than {tolerance:.0e}");
     }
     Ok(())
 }

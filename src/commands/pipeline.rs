@@ -1,5 +1,7 @@
 //! `varzero pipeline --config configs/runs/NAME.toml`: the AlphaZero loop in one run directory
-//! (`varzero::pipeline`); rerunning the same command resumes it.
+//! (`varzero::pipeline`); rerunning the same command resumes it. `--stage` runs one stage of
+//! one generation, which is how a cluster's driver (scripts/ray/driver.py) runs the same loop on
+//! many machines: every stage is idempotent, and a self-play `--range` can run beside others.
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -20,9 +22,55 @@ pub struct PipelineArgs {
     /// [search], [selfplay] and [train]); applied after --config.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
+    /// Run one stage only (of generation --gen) in a run directory opened before (`open`):
+    /// what the cluster driver's tasks do.
+    #[arg(long, value_enum, default_value = "all")]
+    pub stage: Stage,
+    /// The generation of --stage: self-play plays generation N's games; train, rate and
+    /// ladder make and rate generation N's net (N >= 1; ladder also 0).
+    #[arg(long)]
+    pub gen: Option<u32>,
+    /// Self-play only the games START..END of the generation (with --stage selfplay); several
+    /// ranges may run at once into the run directory.
+    #[arg(long, value_name = "START..END")]
+    pub range: Option<String>,
     /// No progress bars (for logs).
     #[arg(long)]
     pub quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Stage {
+    /// The whole loop.
+    All,
+    /// Create the run directory (or check it holds this run) and write config.toml.
+    Open,
+    Selfplay,
+    Train,
+    Rate,
+    Ladder,
+    /// The last generation against generation 0, logs/matches.csv and report.html.
+    Finish,
+    /// report.html only.
+    Report,
+}
+
+fn parse_range(s: &str) -> Result<std::ops::Range<u64>> {
+    let (a, b) = s
+        .split_once("..")
+        .with_context(|| format!("--range {s}: expected START..END"))?;
+    let (a, b): (u64, u64) = (
+        a.trim()
+            .parse()
+            .with_context(|| format!("--range {s}: start"))?,
+        b.trim()
+            .parse()
+            .with_context(|| format!("--range {s}: end"))?,
+    );
+    if a >= b {
+        anyhow::bail!("--range {s}: START must be below END");
+    }
+    Ok(a..b)
 }
 
 pub fn run(a: PipelineArgs) -> Result<()> {
@@ -36,5 +84,42 @@ pub fn run(a: PipelineArgs) -> Result<()> {
         .dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("runs").join(&cfg.name));
-    varzero::pipeline::run(&dir, &cfg, a.quiet)
+    use varzero::pipeline as p;
+    if a.range.is_some() && a.stage != Stage::Selfplay {
+        anyhow::bail!("--range goes with --stage selfplay");
+    }
+    match a.stage {
+        Stage::All => return p::run(&dir, &cfg, a.quiet),
+        Stage::Open => return p::open_run(&dir, &cfg),
+        _ => p::check_run(&dir, &cfg)?,
+    }
+    let v = varzero_rules::Variant::builtin(&cfg.variant)?;
+    let gen = || {
+        a.gen
+            .with_context(|| format!("--stage {:?} needs --gen N", a.stage).to_lowercase())
+    };
+    let next = || -> Result<u32> {
+        let g = gen()?;
+        if g == 0 {
+            anyhow::bail!("--gen: nets are generations 1 and up");
+        }
+        Ok(g)
+    };
+    match a.stage {
+        Stage::Selfplay => {
+            // A range may go past games_per_generation: the asynchronous driver keeps playing
+            // with a generation's net while the next one trains.
+            let range = a.range.as_deref().map(parse_range).transpose()?;
+            p::selfplay_games(&dir, &cfg, &v, gen()?, range, a.quiet)
+        }
+        Stage::Train => p::train_generation(&dir, &cfg, &v, next()?, a.quiet),
+        Stage::Rate => p::rate_generation(&dir, &cfg, &v, next()?, a.quiet),
+        Stage::Ladder => p::ladder_generation(&dir, &cfg, &v, gen()?, a.quiet),
+        Stage::Finish => p::finish(&dir, &cfg, &v, a.quiet),
+        Stage::Report => {
+            p::refresh_report(&dir);
+            Ok(())
+        }
+        Stage::All | Stage::Open => unreachable!("handled above"),
+    }
 }
