@@ -28,6 +28,11 @@ pub struct EngineGames {
     pub concurrency: usize,
     /// Device of `net:` players.
     pub device: String,
+    /// Also write positions with the move played as policy target and the result as value
+    /// target: a teacher's games as training data.
+    pub positions: bool,
+    /// Only the games of this range (the others are left to other writers of the directory).
+    pub range: Option<std::ops::Range<u64>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -60,20 +65,31 @@ pub fn play(
         pb.check()
             .map_err(|e| anyhow!("player {}: {e}", pb.name()))?;
     }
+    let games = g.range.as_ref().map_or(g.games, |r| r.end);
     let openings = if g.random_plies == 0 {
         vec![v.start_fen.clone()]
     } else {
-        arena::random_openings(v, g.games as usize, g.random_plies, g.seed)
+        arena::random_openings(v, games as usize, g.random_plies, g.seed)
             .map_err(anyhow::Error::msg)?
     };
-    let mut writer = GameWriter::create(dir, v, &pa.name(), &pb.name())
+    let mut writer = GameWriter::create_in(dir, v, &pa.name(), &pb.name(), g.range.is_some())
         .map_err(anyhow::Error::msg)
         .with_context(|| dir.display().to_string())?;
-    let done = writer.done().to_vec();
+    writer.positions = g.positions;
+    let mut done = writer.done().to_vec();
+    if let Some(r) = &g.range {
+        // The games before the range are another writer's: counted as done, never played.
+        let have: std::collections::HashSet<u64> = done.iter().map(|d| d.0).collect();
+        done.extend(
+            (0..r.start)
+                .filter(|i| !have.contains(i))
+                .map(|i| (i, varzero_stats::GameScore::Draw)),
+        );
+    }
     let arena = Arena::new(
         MatchConfig {
             variant: v.clone(),
-            games: g.games,
+            games,
             openings,
             concurrency: g.concurrency.max(1),
             paired: false,
@@ -84,8 +100,9 @@ pub fn play(
         pa,
         pb,
     );
+    let first = g.range.as_ref().map_or(0, |r| r.start);
     let mut summary = EngineGamesSummary {
-        already: done.iter().filter(|d| d.0 < g.games).count() as u64,
+        already: done.iter().filter(|d| d.0 >= first && d.0 < games).count() as u64,
         ..Default::default()
     };
     let mut write_error = None;

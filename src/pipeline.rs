@@ -44,6 +44,12 @@ pub struct PipelineConfig {
     /// material evaluator is cheap, and deeper searches give it decisive games to learn from.
     #[serde(default)]
     pub gen0_playouts: Option<u32>,
+    /// A teacher for generation 0 (a player spec: `fsf@nodes=100`, `uci:ENGINE@nodes=N`,
+    /// `net:FILE@400`): it plays generation 0's games against itself, each from its own opening
+    /// 4 random plies from the start, and its moves are the policy targets and the results the
+    /// value targets. Default: our self-play with the material player.
+    #[serde(default)]
+    pub gen0: Option<String>,
     #[serde(default)]
     pub search: SearchConfig,
     #[serde(default)]
@@ -118,6 +124,11 @@ impl PipelineConfig {
             "between 0 and 1",
             self.gate_score,
         );
+        if let Some(spec) = &self.gen0 {
+            if let Err(e) = varzero_arena::PlayerSpec::parse(spec) {
+                p.check(false, "gen0", "a player spec", e);
+            }
+        }
         if let Some(g) = self.gen0_playouts {
             p.check(g >= 1, "gen0_playouts", "at least 1", g);
         }
@@ -398,6 +409,38 @@ pub fn selfplay_games(
     quiet: bool,
 ) -> Result<()> {
     let sp = dir.join("selfplay").join(format!("gen-{gen:03}"));
+    if let (0, Some(spec)) = (gen, &cfg.gen0) {
+        let t = Instant::now();
+        let g = crate::engine_games::EngineGames {
+            players: [spec.clone(), spec.clone()],
+            games: cfg.games_per_generation,
+            random_plies: 4,
+            seed: cfg.selfplay.seed,
+            concurrency: cfg.selfplay.threads,
+            device: cfg.device.clone(),
+            positions: true,
+            range: range.clone(),
+        };
+        let cpu = cpu_seconds();
+        let s = crate::engine_games::play(v, &g, &cfg.search, &sp, &mut |_, _| {})?;
+        let key = match &range {
+            None => format!("selfplay-gen-{gen:03}"),
+            Some(r) => format!("selfplay-gen-{gen:03}@{}-{}", r.start, r.end),
+        };
+        if range.is_some() {
+            add_cpu_file(dir, &key, cpu_seconds() - cpu)?;
+        } else {
+            add_cpu(dir, &key, cpu_seconds() - cpu)?;
+        }
+        println!(
+            "gen 0: the teacher {spec}: {} games ({} already there), {} failures, {:.0} s",
+            s.played,
+            s.already,
+            s.failures.len(),
+            t.elapsed().as_secs_f64()
+        );
+        return Ok(());
+    }
     let net = selfplay_net(dir, gen);
     let ev: Arc<dyn Evaluator> = match &net {
         Some(p) => crate::nets::net_evaluator(p, v, &cfg.device)?,
@@ -534,11 +577,13 @@ pub fn rate_generation(
         model_path(dir, next).display(),
         cfg.match_playouts
     );
-    let opp = match selfplay_net(dir, next - 1) {
-        Some(p) => format!("net:{}@{}", p.display(), cfg.match_playouts),
-        None => format!("material@{}", cfg.match_playouts),
+    let opp = match (selfplay_net(dir, next - 1), &cfg.gen0) {
+        (Some(p), _) => format!("net:{}@{}", p.display(), cfg.match_playouts),
+        // The first net against the teacher it learnt from.
+        (None, Some(teacher)) => teacher.clone(),
+        (None, None) => format!("material@{}", cfg.match_playouts),
     };
-    let rec = play_match(
+    let mut rec = play_match(
         v,
         &resolver,
         cfg,
@@ -548,6 +593,11 @@ pub fn rate_generation(
         cfg.selfplay.seed ^ next as u64,
         quiet,
     )?;
+    if next == 1 && cfg.gen0.is_some() {
+        // A teacher cannot play our self-play (it gives no search targets), so there is no
+        // earlier net to keep: the first net is always self-play's.
+        rec.accepted = true;
+    }
     write_atomic(&mp, &serde_json::to_string_pretty(&rec)?)?;
     println!("gen {next}: {}", rec.line());
     Ok(())
@@ -737,7 +787,9 @@ pub fn ladder_generation(
     if !rec_path.exists() {
         let make = crate::ladder::maker(v, &cfg.search, &cfg.device);
         let spec = if gen == 0 {
-            format!("material@{playouts}")
+            cfg.gen0
+                .clone()
+                .unwrap_or_else(|| format!("material@{playouts}"))
         } else {
             format!("net:{}@{playouts}", model_path(dir, gen).display())
         };

@@ -264,8 +264,15 @@ fn a_small_study() {
         out.to_str().unwrap(),
     ]);
     assert!(ok, "{stdout}\n{stderr}");
-    assert!(last_line(&stdout).starts_with("draw rate a "), "{stdout}");
-    assert!(stdout.contains("two-proportion z-test"), "{stdout}");
+    assert!(stdout.contains("draw rate (95% Wilson)"), "{stdout}");
+    assert!(
+        stdout.contains("b: oxeli stalemate=draw (6 games"),
+        "{stdout}"
+    );
+    assert!(
+        last_line(&stdout).contains("two-proportion z-test"),
+        "{stdout}"
+    );
     for f in [
         "report.txt",
         "report.json",
@@ -277,9 +284,13 @@ fn a_small_study() {
     }
     let j: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
-    assert_eq!(j["a"]["games"], 6);
-    assert_eq!(j["b"]["games"], 6);
-    assert_ne!(j["a"]["rules_hash"], j["b"]["rules_hash"]);
-    assert!(j["comparison"]["draw_rate"]["p_value"].is_number());
+    let arms = j["arms"].as_array().unwrap();
+    assert_eq!(arms[0]["report"]["games"], 6);
+    assert_eq!(arms[1]["report"]["games"], 6);
+    assert_ne!(
+        arms[0]["report"]["rules_hash"],
+        arms[1]["report"]["rules_hash"]
+    );
+    assert!(arms[1]["vs_baseline"]["draw_rate"]["p_value"].is_number());
     assert!(out.join("plots").join("rates.svg").exists());
 }

@@ -365,3 +365,93 @@ fn walk(d: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// A teacher makes generation 0: a scripted UCI engine (our own `varzero uci` with uniform
+/// priors) plays the games, its moves become one-hot policy targets and the results value
+/// targets, the first net trains on them and is rated against the teacher.
+#[test]
+fn a_teacher_makes_generation_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("teacher.sh");
+    std::fs::write(
+        &engine,
+        format!(
+            "#!/bin/sh\nexec '{}' uci --evaluator uniform\n",
+            env!("CARGO_BIN_EXE_varzero")
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let cfg = dir.path().join("teacher.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            r#"name = "ci-teacher"
+variant = "makruk"
+generations = 1
+games_per_generation = 4
+match_games = 2
+match_playouts = 4
+gen0 = "uci:{}@nodes=8"
+[search]
+playouts = 8
+[selfplay]
+threads = 2
+[train]
+steps = 4
+batch_size = 16
+[train.arch]
+blocks = 1
+channels = 8
+"#,
+            engine.display()
+        ),
+    )
+    .unwrap();
+    let run = dir.path().join("run");
+    let out = pipeline(&cfg, &run);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("gen 0: the teacher uci:") && stdout.contains("4 games (0 already there)"),
+        "{stdout}"
+    );
+    // The teacher's games as positions: one per move, the move played as the whole policy.
+    let games = Command::new(env!("CARGO_BIN_EXE_varzero"))
+        .args(["games"])
+        .arg(run.join("selfplay/gen-000"))
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&games.stdout);
+    assert_eq!(listing.lines().count(), 4, "{listing}");
+    let moves: usize = listing
+        .lines()
+        .map(|l| l.rsplit('\t').next().unwrap().split_whitespace().count())
+        .sum();
+    assert!(
+        stdout.contains(&format!("on {moves} positions")),
+        "every move of the teacher is a training position ({moves}): {stdout}"
+    );
+    // Net 1 is rated against the teacher and kept (there is no earlier net).
+    let rec: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run.join("logs/match-gen-001.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        rec["opponent"].as_str().unwrap().starts_with("uci:"),
+        "{rec}"
+    );
+    assert_eq!(rec["accepted"], true);
+    // A rerun plays no teacher game again.
+    let again = pipeline(&cfg, &run);
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stdout).contains("0 games (4 already there)"));
+}

@@ -477,6 +477,11 @@ pub struct GameWriter {
     variant: Arc<Variant>,
     /// Games per shard: 1, so that a killed match loses no finished game.
     pub shard_games: usize,
+    /// Also write each game's positions as training targets (a teacher's games): the move
+    /// played is the policy target (probability 1), the game's result the value target.
+    /// Games a player lost by failure give no positions.
+    pub positions: bool,
+    positions_buffer: Vec<varzero_datasets::PositionRecord>,
     done: Vec<(u64, GameScore)>,
 }
 
@@ -524,8 +529,24 @@ impl GameWriter {
     /// another variant, rules or pair of players is refused. Writes `dir/variant.toml` (the
     /// effective variant) for analysis.
     pub fn create(dir: &Path, variant: &Arc<Variant>, a: &str, b: &str) -> Result<GameWriter> {
+        Self::create_in(dir, variant, a, b, false)
+    }
+
+    /// [`GameWriter::create`] for a directory other writers may be using at once (`shared`:
+    /// their temporary shards are left alone).
+    pub fn create_in(
+        dir: &Path,
+        variant: &Arc<Variant>,
+        a: &str,
+        b: &str,
+        shared: bool,
+    ) -> Result<GameWriter> {
         let rules = varzero_datasets::DatasetRules::new(&variant.name, variant.rules_hash);
-        varzero_datasets::claim(dir, &rules)?;
+        if shared {
+            varzero_datasets::claim_shared(dir, &rules)?;
+        } else {
+            varzero_datasets::claim(dir, &rules)?;
+        }
         let (shards, _) = varzero_datasets::list_shards(dir)?;
         let seq = shards.iter().map(|s| s.seq + 1).max().unwrap_or(0);
         let done = match_scores(dir, a, b)?;
@@ -547,6 +568,8 @@ impl GameWriter {
             tag: format!("match{:x}", std::process::id()),
             variant: variant.clone(),
             shard_games: 1,
+            positions: false,
+            positions_buffer: Vec::new(),
             done,
         })
     }
@@ -596,6 +619,9 @@ impl GameWriter {
             "failure": g.failure.as_ref().map(|f| format!("{} ({}): {}", f.player, f.name, f.error)),
             "disagreements": g.disagreements,
         });
+        if self.positions && g.failure.is_none() {
+            self.positions_of(g);
+        }
         self.buffer.push(GameRecord {
             game_id: g.index,
             variant: self.variant.name.clone(),
@@ -619,15 +645,67 @@ impl GameWriter {
         })
     }
 
-    /// Writes the buffered games as one shard.
+    fn positions_of(&mut self, g: &MatchGame) {
+        let Ok(mut pos) = Position::from_fen(&self.variant, &g.start_fen) else {
+            return;
+        };
+        let white_wdl = match g.result {
+            GameResult::Win(Color::White) => [1.0, 0.0, 0.0],
+            GameResult::Win(Color::Black) => [0.0, 0.0, 1.0],
+            GameResult::Draw => [0.0, 1.0, 0.0],
+        };
+        let hash = format!("{:016x}", self.variant.rules_hash);
+        for (ply, uci) in g.moves.iter().enumerate() {
+            let Ok(m) = pos.parse_uci(uci) else {
+                return;
+            };
+            let mover = pos.side_to_move();
+            let wdl = if mover == Color::White {
+                white_wdl
+            } else {
+                [white_wdl[2], white_wdl[1], white_wdl[0]]
+            };
+            self.positions_buffer
+                .push(varzero_datasets::PositionRecord {
+                    game_id: g.index,
+                    ply: ply as u32,
+                    variant: self.variant.name.clone(),
+                    rules_hash: hash.clone(),
+                    fen: pos.fen(),
+                    policy_moves: vec![uci.clone()],
+                    policy_probs: vec![1.0],
+                    result_wdl: wdl,
+                    // No search of ours: the value target is the result.
+                    root_wdl: wdl,
+                    visits: 1,
+                    full_search: true,
+                    evaluator: if mover == Color::White {
+                        g.white.clone()
+                    } else {
+                        g.black.clone()
+                    },
+                });
+            pos.make(m);
+        }
+    }
+
+    /// Writes the buffered games (and their positions) as one shard.
     pub fn flush(&mut self) -> Result<()> {
         if self.buffer.is_empty() {
             return Ok(());
         }
         self.buffer.sort_by_key(|g| g.game_id);
-        varzero_datasets::write_shard(&self.dir, self.seq, &self.tag, &[], &self.buffer)?;
+        self.positions_buffer.sort_by_key(|p| (p.game_id, p.ply));
+        varzero_datasets::write_shard(
+            &self.dir,
+            self.seq,
+            &self.tag,
+            &self.positions_buffer,
+            &self.buffer,
+        )?;
         self.seq += 1;
         self.buffer.clear();
+        self.positions_buffer.clear();
         Ok(())
     }
 }

@@ -75,6 +75,10 @@ pub struct SelfplayArgs {
     /// Random plies of each game's opening (with --players).
     #[arg(long, default_value_t = 4)]
     pub random_plies: u32,
+    /// With --players: also write the positions, with the move played as the policy target
+    /// and the result as the value target (a teacher's games as training data).
+    #[arg(long)]
+    pub positions: bool,
     /// No progress bar (for logs).
     #[arg(long)]
     pub quiet: bool,
@@ -101,6 +105,8 @@ fn run_players(a: &SelfplayArgs) -> Result<()> {
         seed: a.seed.unwrap_or(cfg.selfplay.seed),
         concurrency: a.threads.unwrap_or(cfg.selfplay.threads).max(1),
         device: a.device.clone(),
+        positions: a.positions,
+        range: None,
     };
     let bar = if a.quiet {
         ProgressBar::hidden()

@@ -261,6 +261,8 @@ pub fn run(a: StudyArgs) -> Result<()> {
                     seed: cfg.selfplay.seed,
                     concurrency: cfg.selfplay.threads,
                     device: a.device.clone(),
+                    positions: false,
+                    range: None,
                 };
                 let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
                 let summary = engine_games::play(&x.variant, &g, &search, &dir, &mut |game, st| {
