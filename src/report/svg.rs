@@ -102,10 +102,17 @@ impl Frame {
 fn open(s: &mut String, id: &str, title: &str) {
     let _ = write!(
         s,
-        r##"<svg class="chart" data-chart="{}" xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img"><title>{}</title><rect width="{W}" height="{H}" fill="#fff"/><text x="{}" y="20" font-size="14" font-weight="bold" text-anchor="middle">{}</text>"##,
+        r##"<svg class="chart" data-chart="{}" xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img"><title>{}</title><rect width="{W}" height="{H}" fill="#fff"/><text x="{}" y="20" font-size="{}" font-weight="bold" text-anchor="{}">{}</text>"##,
         esc(id),
         esc(title),
-        (W - RIGHT + LEFT) / 2.0,
+        // A long title starts at the left edge rather than running off it.
+        if title.len() > 60 {
+            8.0
+        } else {
+            (W - RIGHT + LEFT) / 2.0
+        },
+        if title.len() > 80 { 12 } else { 14 },
+        if title.len() > 60 { "start" } else { "middle" },
         esc(title)
     );
 }
