@@ -191,9 +191,5 @@ impl PlayerFactory for Named {
 /// `dir/ratings.csv`, by rename.
 pub fn write_ratings(dir: &Path, r: &[Rating]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let path = dir.join("ratings.csv");
-    let tmp = dir.join("ratings.csv.tmp");
-    std::fs::write(&tmp, ladder::ratings_csv(r))
-        .and_then(|_| std::fs::rename(&tmp, &path))
-        .with_context(|| format!("cannot write {}", path.display()))
+    crate::write_atomic(&dir.join("ratings.csv"), ladder::ratings_csv(r))
 }

@@ -9,6 +9,7 @@
 //! call them for their part of a run.
 
 use crate::nets::NetResolver;
+use crate::write_atomic;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -219,10 +220,6 @@ mod elo_json {
             Elo::Text(t) => t.parse::<f64>().map_err(serde::de::Error::custom),
         }
     }
-}
-
-fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    crate::write_atomic(path, text)
 }
 
 /// A run directory resumes only the run it holds: its config.toml must match `cfg` in everything
@@ -718,7 +715,7 @@ fn add_cpu_file(dir: &Path, key: &str, secs: f64) -> Result<()> {
         .ok()
         .and_then(|t| t.trim().parse::<f64>().ok())
         .unwrap_or(0.0);
-    write_atomic(&p, &format!("{}", old + secs.max(0.0)))
+    write_atomic(&p, format!("{}", old + secs.max(0.0)))
 }
 
 fn add_cpu(dir: &Path, key: &str, secs: f64) -> Result<()> {

@@ -49,16 +49,18 @@ fn a_study_of_three_rule_sets_with_any_players() {
     let file = dir.path().join("three.toml");
     std::fs::write(&file, STUDY).unwrap();
     let out = dir.path().join("out");
-    let o = varzero(&[
-        "study",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-        "--bootstrap",
-        "10",
-    ]);
-    let text = ok(&o);
+    let study = || {
+        varzero(&[
+            "study",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+            "--bootstrap",
+            "10",
+        ])
+    };
+    let text = ok(&study());
     for want in [
         "a: shipped (6 games",
         "b: stalemate loses (6 games",
@@ -89,15 +91,7 @@ fn a_study_of_three_rule_sets_with_any_players() {
         arms[1]["report"]["rules_hash"]
     );
     // A rerun plays nothing again and reports the same.
-    let again = varzero(&[
-        "study",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-        "--bootstrap",
-        "10",
-    ]);
+    let again = study();
     let text2 = ok(&again);
     let err = String::from_utf8_lossy(&again.stderr);
     assert!(err.contains("a: 0 games played (6 already there)"), "{err}");

@@ -117,6 +117,17 @@ fn open(s: &mut String, id: &str, title: &str) {
     );
 }
 
+/// Ends a chart that has nothing to draw, saying so (the `empty` class marks it for the
+/// browser test).
+fn close_empty(s: &mut String, msg: &str) {
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle" class="empty">{msg}</text></svg>"#,
+        W / 2.0,
+        H / 2.0
+    );
+}
+
 fn axes(s: &mut String, f: &Frame, xlabel: &str, ylabel: &str, xticks: &[(f64, String)]) {
     let yt = ticks(f.y0, f.y1, 5);
     for &t in &yt {
@@ -195,12 +206,7 @@ pub fn line_chart(
     let mut s = String::new();
     open(&mut s, id, title);
     if xs.is_empty() || ys.is_empty() {
-        let _ = write!(
-            s,
-            r#"<text x="{}" y="{}" font-size="12" text-anchor="middle" class="empty">no data yet</text></svg>"#,
-            W / 2.0,
-            H / 2.0
-        );
+        close_empty(&mut s, "no data yet");
         return s;
     }
     let f = Frame::new((min(&xs), max(&xs)), (min(&ys), max(&ys)));
@@ -293,12 +299,7 @@ pub fn bar_chart(id: &str, title: &str, ylabel: &str, bars: &[Bar], groups: &[St
         .filter(|y| y.is_finite())
         .collect();
     if bars.is_empty() || ys.is_empty() {
-        let _ = write!(
-            s,
-            r#"<text x="{}" y="{}" font-size="12" text-anchor="middle" class="empty">no data</text></svg>"#,
-            W / 2.0,
-            H / 2.0
-        );
+        close_empty(&mut s, "no data");
         return s;
     }
     let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
@@ -374,12 +375,7 @@ pub fn stacked_shares(
     let mut s = String::new();
     open(&mut s, id, title);
     if rows.is_empty() {
-        let _ = write!(
-            s,
-            r#"<text x="{}" y="{}" font-size="12" text-anchor="middle" class="empty">no data</text></svg>"#,
-            W / 2.0,
-            H / 2.0
-        );
+        close_empty(&mut s, "no data");
         return s;
     }
     let left = 150.0;
