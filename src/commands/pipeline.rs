@@ -95,8 +95,12 @@ pub fn run(a: PipelineArgs) -> Result<()> {
     }
     let v = varzero_rules::Variant::builtin(&cfg.variant)?;
     let gen = || {
-        a.gen
-            .with_context(|| format!("--stage {:?} needs --gen N", a.stage).to_lowercase())
+        a.gen.with_context(|| {
+            format!(
+                "--stage {} needs --gen N",
+                format!("{:?}", a.stage).to_lowercase()
+            )
+        })
     };
     let next = || -> Result<u32> {
         let g = gen()?;
