@@ -51,6 +51,16 @@ pub struct PipelineConfig {
     /// value targets. Default: our self-play with the material player.
     #[serde(default)]
     pub gen0: Option<String>,
+    /// Games of generation 0 (default `games_per_generation`): a teacher's games are cheap
+    /// next to self-play with a net, and the first net learns more from more of them.
+    #[serde(default)]
+    pub gen0_games: Option<u64>,
+    /// Rate each new net (its match and its ladder climb) on a second thread while self-play
+    /// and training make the next one: training runs on one core, and the rating fills the
+    /// other. Needs `gating = false` (self-play would otherwise wait for the match's verdict).
+    /// The CPU time of a stage then includes the rating's share (logs/stages.csv).
+    #[serde(default)]
+    pub overlap: bool,
     #[serde(default)]
     pub search: SearchConfig,
     #[serde(default)]
@@ -91,6 +101,14 @@ impl Default for LadderSettings {
 }
 
 impl PipelineConfig {
+    /// Self-play games of generation `gen`.
+    pub fn games(&self, gen: u32) -> u64 {
+        match (gen, self.gen0_games) {
+            (0, Some(n)) => n,
+            _ => self.games_per_generation,
+        }
+    }
+
     /// Every out-of-range setting, named: a config file and `--param` go through this before
     /// anything is written.
     pub fn check(&self) -> Result<()> {
@@ -132,6 +150,15 @@ impl PipelineConfig {
         }
         if let Some(g) = self.gen0_playouts {
             p.check(g >= 1, "gen0_playouts", "at least 1", g);
+        }
+        p.check(
+            !(self.overlap && self.gating),
+            "overlap",
+            "false when gating is on (self-play waits for the match)",
+            self.overlap,
+        );
+        if let Some(g) = self.gen0_games {
+            p.check(g >= 1, "gen0_games", "at least 1", g);
         }
         if let Err(e) = varzero_eval_net::parse_device(&self.device) {
             p.0.push(format!("device: {e}"));
@@ -406,11 +433,12 @@ pub fn selfplay_games(
     quiet: bool,
 ) -> Result<()> {
     let sp = dir.join("selfplay").join(format!("gen-{gen:03}"));
+    let usage = Usage::start();
     if let (0, Some(spec)) = (gen, &cfg.gen0) {
         let t = Instant::now();
         let g = crate::engine_games::EngineGames {
             players: [spec.clone(), spec.clone()],
-            games: cfg.games_per_generation,
+            games: cfg.games(0),
             random_plies: 4,
             seed: cfg.selfplay.seed,
             concurrency: cfg.selfplay.threads,
@@ -429,8 +457,13 @@ pub fn selfplay_games(
         } else {
             add_cpu(dir, &key, cpu_seconds() - cpu)?;
         }
+        let busy = if range.is_none() {
+            usage.record(dir, "selfplay", gen)?
+        } else {
+            usage.cores()
+        };
         println!(
-            "gen 0: the teacher {spec}: {} games ({} already there), {} failures, {:.0} s",
+            "gen 0: the teacher {spec}: {} games ({} already there), {} failures, {:.0} s, {busy:.2} cores busy",
             s.played,
             s.already,
             s.failures.len(),
@@ -455,7 +488,7 @@ pub fn selfplay_games(
     let cpu = cpu_seconds();
     let (s, key) = match &range {
         None => (
-            crate::progress::run_with_progress(g, &sp, cfg.games_per_generation, quiet)?,
+            crate::progress::run_with_progress(g, &sp, cfg.games(gen), quiet)?,
             format!("selfplay-gen-{gen:03}"),
         ),
         Some(r) => (
@@ -469,8 +502,13 @@ pub fn selfplay_games(
     } else {
         add_cpu(dir, &key, cpu_seconds() - cpu)?;
     }
+    let busy = if range.is_none() {
+        usage.record(dir, "selfplay", gen)?
+    } else {
+        usage.cores()
+    };
     println!(
-        "gen {gen}{}: self-play with {}: {} games ({} already there), {} positions, {:.0} s",
+        "gen {gen}{}: self-play with {}: {} games ({} already there), {} positions, {:.0} s, {busy:.2} cores busy",
         range
             .as_ref()
             .map(|r| format!(" games {}..{}", r.start, r.end))
@@ -502,6 +540,7 @@ pub fn train_generation(
         .map(|g| dir.join("selfplay").join(format!("gen-{g:03}")))
         .collect();
     let out = dir.join("training").join(format!("gen-{next:03}"));
+    let usage = Usage::start();
     varzero_eval_net::share_threads(1);
     let bar = crate::progress::progress_bar(quiet, cfg.train.steps, "steps");
     let t = Instant::now();
@@ -542,10 +581,12 @@ pub fn train_generation(
         out.join("train_curves.png"),
         dir.join("logs").join(format!("train-gen-{next:03}.png")),
     );
+    let busy = usage.record(dir, "train", next)?;
     println!(
-        "gen {next}: trained {} steps on {} positions in {:.0} s: loss {:.3} -> {:.3}, policy acc {:.2} -> {:.2}",
+        "gen {next}: trained {} steps on {} positions{} in {:.0} s ({busy:.2} cores busy): loss {:.3} -> {:.3}, policy acc {:.2} -> {:.2}",
         summary.steps_done,
         summary.samples,
+        if summary.mirrored { ", mirrored" } else { "" },
         t.elapsed().as_secs_f64(),
         f.loss,
         l.loss,
@@ -568,6 +609,7 @@ pub fn rate_generation(
     if mp.exists() {
         return Ok(());
     }
+    let usage = Usage::start();
     let resolver = NetResolver::new(&cfg.device);
     let me = format!(
         "net:{}@{}",
@@ -596,7 +638,8 @@ pub fn rate_generation(
         rec.accepted = true;
     }
     write_atomic(&mp, &serde_json::to_string_pretty(&rec)?)?;
-    println!("gen {next}: {}", rec.line());
+    let busy = usage.record(dir, "match", next)?;
+    println!("gen {next}: {} ({busy:.2} cores busy)", rec.line());
     Ok(())
 }
 
@@ -675,6 +718,53 @@ pub fn cpu_seconds() -> f64 {
     }
     let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
     t(u.ru_utime) + t(u.ru_stime)
+}
+
+/// CPU seconds of this process and of its child processes that have ended (the engines a
+/// teacher or a ladder rung runs, reaped when they quit).
+fn cpu_with_children() -> f64 {
+    // SAFETY: as in `cpu_seconds`.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) } != 0 {
+        return cpu_seconds();
+    }
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+    cpu_seconds() + t(u.ru_utime) + t(u.ru_stime)
+}
+
+/// A stage's core utilisation: CPU time (this process and its engines) over wall time.
+/// Recorded per stage and generation in `logs/stages.csv`, so a run shows where a core idles.
+pub struct Usage {
+    wall: Instant,
+    cpu: f64,
+}
+
+impl Usage {
+    pub fn start() -> Usage {
+        Usage {
+            wall: Instant::now(),
+            cpu: cpu_with_children(),
+        }
+    }
+
+    /// Cores busy on average since the start.
+    pub fn cores(&self) -> f64 {
+        (cpu_with_children() - self.cpu) / self.wall.elapsed().as_secs_f64().max(1e-9)
+    }
+
+    /// Appends `stage,generation,wall_s,cpu_s,cores_busy` to `logs/stages.csv`; returns the
+    /// cores busy.
+    pub fn record(&self, dir: &Path, stage: &str, gen: u32) -> Result<f64> {
+        let wall = self.wall.elapsed().as_secs_f64();
+        let cpu = cpu_with_children() - self.cpu;
+        let busy = cpu / wall.max(1e-9);
+        let p = dir.join("logs").join("stages.csv");
+        let mut text = std::fs::read_to_string(&p)
+            .unwrap_or_else(|_| "stage,generation,wall_s,cpu_s,cores_busy\n".into());
+        text.push_str(&format!("{stage},{gen},{wall:.1},{cpu:.1},{busy:.3}\n"));
+        write_atomic(&p, &text)?;
+        Ok(busy)
+    }
 }
 
 /// The CPU seconds each finished stage took (`logs/cpu.json`, by rename): self-play of a
@@ -781,7 +871,9 @@ pub fn ladder_generation(
     let l = crate::ladder::open(v, &o)?;
     let name = format!("gen-{gen:03}@{playouts}");
     let rec_path = ladder_record_path(dir, gen);
+    let mut busy = None;
     if !rec_path.exists() {
+        let usage = Usage::start();
         let make = crate::ladder::maker(v, &cfg.search, &cfg.device);
         let spec = if gen == 0 {
             cfg.gen0
@@ -810,6 +902,7 @@ pub fn ladder_generation(
                 top_rung: top,
             })?,
         )?;
+        busy = Some(usage.record(dir, "ladder", gen)?);
     }
     let ratings = l.ratings().map_err(anyhow::Error::msg)?;
     crate::ladder::write_ratings(&l.cfg.dir, &ratings)?;
@@ -851,10 +944,43 @@ pub fn ladder_generation(
     }
     if let Some(p) = points.last() {
         println!(
-            "gen {gen}: ladder {:+.0} +- {:.0} Elo ({} = 0)",
-            p.elo, p.error, l.cfg.anchor
+            "gen {gen}: ladder {:+.0} +- {:.0} Elo ({} = 0){}",
+            p.elo,
+            p.error,
+            l.cfg.anchor,
+            busy.map(|b| format!(", {b:.2} cores busy"))
+                .unwrap_or_default()
         );
     }
+    Ok(())
+}
+
+/// The loop with `overlap`: net `gen` is rated (match, ladder) on a second thread while
+/// self-play of generation `gen` and training of net `gen + 1` run; the last net is rated
+/// alone. The same stages and files as the plain loop, so either resumes the other's run.
+fn run_overlapped(dir: &Path, cfg: &PipelineConfig, v: &Arc<Variant>, quiet: bool) -> Result<()> {
+    // One libtorch thread per stage: two stages at once share the cores.
+    varzero_eval_net::fix_threads(2);
+    for gen in 0..cfg.generations {
+        std::thread::scope(|s| -> Result<()> {
+            let rating = s.spawn(|| -> Result<()> {
+                if gen >= 1 {
+                    rate_generation(dir, cfg, v, gen, true)?;
+                }
+                ladder_generation(dir, cfg, v, gen, true)
+            });
+            let making = selfplay_generation(dir, cfg, v, gen, quiet)
+                .and_then(|()| train_generation(dir, cfg, v, gen + 1, quiet));
+            let rated = rating
+                .join()
+                .map_err(|_| anyhow::anyhow!("the rating thread panicked"))?;
+            making.and(rated)
+        })?;
+        refresh_report(dir);
+    }
+    rate_generation(dir, cfg, v, cfg.generations, quiet)?;
+    ladder_generation(dir, cfg, v, cfg.generations, quiet)?;
+    refresh_report(dir);
     Ok(())
 }
 
@@ -890,15 +1016,19 @@ pub fn run(dir: &Path, cfg: &PipelineConfig, quiet: bool) -> Result<()> {
         cfg.generations,
         dir.display()
     );
-    for gen in 0..cfg.generations {
-        selfplay_generation(dir, cfg, &v, gen, quiet)?;
-        if gen == 0 {
-            ladder_generation(dir, cfg, &v, 0, quiet)?;
+    if cfg.overlap {
+        run_overlapped(dir, cfg, &v, quiet)?;
+    } else {
+        for gen in 0..cfg.generations {
+            selfplay_generation(dir, cfg, &v, gen, quiet)?;
+            if gen == 0 {
+                ladder_generation(dir, cfg, &v, 0, quiet)?;
+            }
+            train_generation(dir, cfg, &v, gen + 1, quiet)?;
+            rate_generation(dir, cfg, &v, gen + 1, quiet)?;
+            ladder_generation(dir, cfg, &v, gen + 1, quiet)?;
+            refresh_report(dir);
         }
-        train_generation(dir, cfg, &v, gen + 1, quiet)?;
-        rate_generation(dir, cfg, &v, gen + 1, quiet)?;
-        ladder_generation(dir, cfg, &v, gen + 1, quiet)?;
-        refresh_report(dir);
     }
     finish(dir, cfg, &v, quiet)?;
     println!("report: {}", dir.join("report.html").display());

@@ -123,6 +123,83 @@ channels = 8
     );
 }
 
+/// `overlap = true`: net N is rated on a second thread while self-play and training make net
+/// N + 1. The run makes the same files as the plain loop (every match, both nets), and every
+/// stage records its utilisation in logs/stages.csv.
+#[test]
+fn overlapped_rating_makes_the_same_run_and_records_utilisation() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("overlap.toml");
+    std::fs::write(
+        &cfg,
+        r#"name = "ci"
+variant = "makruk"
+generations = 2
+games_per_generation = 4
+match_games = 2
+match_playouts = 8
+overlap = true
+[search]
+playouts = 12
+[selfplay]
+threads = 1
+games_per_worker = 4
+[train]
+steps = 4
+batch_size = 16
+[train.arch]
+blocks = 1
+channels = 8
+"#,
+    )
+    .unwrap();
+    let run = dir.path().join("run");
+    let out = pipeline(&cfg, &run);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(run.join("logs/matches.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    let stages = std::fs::read_to_string(run.join("logs/stages.csv")).unwrap();
+    let mut rows: Vec<(String, u32)> = stages
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            assert_eq!(f.len(), 5, "{l}");
+            let busy: f64 = f[4].parse().unwrap();
+            assert!(busy.is_finite() && busy >= 0.0, "{l}");
+            (f[0].to_string(), f[1].parse().unwrap())
+        })
+        .collect();
+    rows.sort();
+    let want: Vec<(String, u32)> = [
+        ("match", 1),
+        ("match", 2),
+        ("selfplay", 0),
+        ("selfplay", 1),
+        ("train", 1),
+        ("train", 2),
+    ]
+    .iter()
+    .map(|(s, g)| (s.to_string(), *g))
+    .collect();
+    assert_eq!(rows, want, "{stages}");
+    // Gating needs the match's verdict before self-play: the two do not mix.
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        text.replace("overlap = true", "overlap = true\ngating = true"),
+    )
+    .unwrap();
+    let out = pipeline(&cfg, &dir.path().join("gated"));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("overlap"), "{err}");
+}
+
 #[test]
 fn a_bad_config_is_one_line_naming_file_and_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -69,6 +69,9 @@ pub struct MatchGame {
     pub failure: Option<Failure>,
     /// A's result.
     pub score_a: GameScore,
+    /// Per move: the mover's own value of the position before it (w - l for the side to
+    /// move), where the player gave one (an engine's score).
+    pub values: Vec<Option<f32>>,
     /// Engines that score the final position otherwise than our rules (with
     /// [`MatchConfig::verify_endings`]): "NAME: draw, our rules: loss for the side to move".
     pub disagreements: Vec<String>,
@@ -233,6 +236,7 @@ impl Arena {
             }
         }
         let mut ended_without_moves = false;
+        let mut values = Vec::new();
         let (result, termination) = loop {
             if let Some((is_a, f)) = failure.take() {
                 let term = f.error.termination().to_string();
@@ -263,6 +267,7 @@ impl Arena {
                 Ok(s) => match pos.parse_uci(&s) {
                     Ok(m) if legal.contains(m) => {
                         moves.push(pos.uci(m));
+                        values.push(slot.player.as_ref().and_then(|p| p.last_value()));
                         pos.make(m);
                     }
                     Ok(_) => {
@@ -351,6 +356,7 @@ impl Arena {
             termination,
             failure: failure.map(|f| f.1),
             disagreements,
+            values,
             score_a: if a_white {
                 score_white
             } else {
@@ -665,6 +671,15 @@ impl GameWriter {
             } else {
                 [white_wdl[2], white_wdl[1], white_wdl[0]]
             };
+            // The engine's own score as the search value (a second value target, see
+            // `train.value_target_mix`); the result where it gave none.
+            let root = match g.values.get(ply).copied().flatten() {
+                Some(q) => {
+                    let q = q.clamp(-1.0, 1.0);
+                    [q.max(0.0), 1.0 - q.abs(), (-q).max(0.0)]
+                }
+                None => wdl,
+            };
             self.positions_buffer
                 .push(varzero_datasets::PositionRecord {
                     game_id: g.index,
@@ -675,8 +690,7 @@ impl GameWriter {
                     policy_moves: vec![uci.clone()],
                     policy_probs: vec![1.0],
                     result_wdl: wdl,
-                    // No search of ours: the value target is the result.
-                    root_wdl: wdl,
+                    root_wdl: root,
                     visits: 1,
                     full_search: true,
                     evaluator: if mover == Color::White {

@@ -84,6 +84,12 @@ pub trait Player: Send {
     fn judge_end(&mut self, _game: &GameView) -> Option<i8> {
         None
     }
+    /// The player's own value of the position it last chose a move in, for the side to move
+    /// there: w - l in [-1, 1] (an engine's last `score cp`/`score mate` converted), when it
+    /// gave one. A teacher's games carry it as a second value target.
+    fn last_value(&self) -> Option<f32> {
+        None
+    }
 }
 
 /// Makes players; shared by the match's worker threads.

@@ -267,6 +267,31 @@ pub struct UciEngine {
     healthy: bool,
     /// The engine's `id name`, if it gave one.
     pub id_name: Option<String>,
+    /// The last `info ... score` of the last search, as w - l for the side to move.
+    last_value: Option<f32>,
+}
+
+/// An `info` line's score as w - l for the side to move: `mate N` is a win (N > 0) or a loss,
+/// `cp X` goes through the inverse of lc0's centipawn mapping (the one `SearchInfo` uses to
+/// print ours), q = atan(X / 111.71) / 1.5621.
+pub fn info_value(line: &str) -> Option<f32> {
+    let mut toks = line.split_whitespace();
+    if toks.next() != Some("info") {
+        return None;
+    }
+    while let Some(t) = toks.next() {
+        if t == "score" {
+            let kind = toks.next()?;
+            let n: i64 = toks.next()?.parse().ok()?;
+            return match kind {
+                "mate" if n > 0 => Some(1.0),
+                "mate" => Some(-1.0),
+                "cp" => Some(((n as f64 / 111.714_640_912).atan() / 1.562_068_842_1) as f32),
+                _ => None,
+            };
+        }
+    }
+    None
 }
 
 impl UciEngine {
@@ -303,6 +328,7 @@ impl UciEngine {
             lines: rx,
             healthy: true,
             id_name: None,
+            last_value: None,
         };
         e.send("uci")?;
         let mut variants: Option<Vec<String>> = None;
@@ -456,11 +482,15 @@ impl UciEngine {
         self.send(&position)?;
         let go = self.cfg.go_command();
         self.send(&go)?;
+        self.last_value = None;
         let deadline = Instant::now() + self.cfg.move_timeout();
         loop {
             let step = (Instant::now() + Duration::from_millis(100)).min(deadline);
             match self.next_line(step, "bestmove") {
                 Ok(l) => {
+                    if let Some(v) = info_value(&l) {
+                        self.last_value = Some(v);
+                    }
                     let mut toks = l.split_whitespace();
                     if toks.next() == Some("bestmove") {
                         return match toks.next() {
@@ -515,6 +545,9 @@ impl Player for UciEngine {
     fn healthy(&self) -> bool {
         self.healthy
     }
+    fn last_value(&self) -> Option<f32> {
+        self.last_value
+    }
 }
 
 impl Drop for UciEngine {
@@ -538,6 +571,24 @@ impl Drop for UciEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn info_scores_become_values_for_the_side_to_move() {
+        let v = |l: &str| info_value(l);
+        assert_eq!(
+            v("info depth 3 seldepth 5 score mate 2 nodes 10 pv a1a2"),
+            Some(1.0)
+        );
+        assert_eq!(v("info depth 0 score mate 0"), Some(-1.0));
+        assert_eq!(v("info depth 9 score mate -3 pv e1e2"), Some(-1.0));
+        assert_eq!(v("info depth 4 score cp 0 nodes 100"), Some(0.0));
+        // The inverse of cp = 111.71 tan(1.5621 q): q = 0.5 prints as 111.71 tan(0.78103) = 111.
+        let half = v("info depth 4 score cp 111 nodes 100").unwrap();
+        assert!((half - 0.5).abs() < 0.01, "{half}");
+        assert!(v("info depth 4 score cp -30000").unwrap() < -0.99);
+        assert_eq!(v("info string NNUE evaluation enabled"), None);
+        assert_eq!(v("bestmove e2e4"), None);
+    }
 
     #[test]
     fn our_fairy_stockfish_definitions_are_found_by_name() {

@@ -71,6 +71,29 @@ impl Encoding {
         }
     }
 
+    /// The square with the files reversed (a left-right mirror; the rank is kept).
+    #[inline]
+    pub fn mirror_square(&self, sq: usize) -> usize {
+        let f = sq % self.files;
+        sq - f + (self.files - 1 - f)
+    }
+
+    /// The policy index of the mirrored move (`from` and `to` mirrored, the same promotion
+    /// choice): mirroring commutes with the side-to-move view, which reverses ranks only.
+    pub fn mirror_policy(&self, k: usize) -> usize {
+        let s = self.squares();
+        let (block, from, to) = (k / (s * s), k / s % s, k % s);
+        block * s * s + self.mirror_square(from) * s + self.mirror_square(to)
+    }
+
+    /// Mirrors encoded planes in place: every row of every plane reversed. For a variant that is
+    /// its own mirror this is the encoding of the mirrored position.
+    pub fn mirror_planes(&self, x: &mut [f32]) {
+        for row in x.chunks_exact_mut(self.files) {
+            row.reverse();
+        }
+    }
+
     /// Policy index of a move for the side to move `stm`.
     pub fn policy_index(&self, m: Move, stm: Color) -> usize {
         let s = self.squares();

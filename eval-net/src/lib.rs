@@ -26,7 +26,9 @@ pub use tch;
 /// evaluator therefore runs small batches on one thread (`NetEvaluator`); the full cure would be
 /// one thread per process doing all libtorch work.
 pub fn share_threads(callers: usize) {
-    if std::env::var_os("OMP_NUM_THREADS").is_some() {
+    if std::env::var_os("OMP_NUM_THREADS").is_some()
+        || FIXED.load(std::sync::atomic::Ordering::Relaxed)
+    {
         return;
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -36,6 +38,16 @@ pub fn share_threads(callers: usize) {
     tch::set_num_threads(n);
     evaluator::forget_threads();
 }
+
+/// [`share_threads`] for the rest of the process: stages that run at once (a pipeline that
+/// rates a net while the next one is made) would otherwise each set the threads for itself.
+/// Later `share_threads` calls do nothing.
+pub fn fix_threads(callers: usize) {
+    share_threads(callers);
+    FIXED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+static FIXED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The threads `share_threads` gave each caller (0: never called).
 static SHARED_THREADS: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);

@@ -18,7 +18,7 @@ use crate::config::{
     CountingMode, FaceOff, FirstMoveConfig, RepetitionRule, StalemateResult, VariantConfig,
 };
 use crate::error::VariantError;
-use crate::geometry::{BoardSize, ByColor, Color};
+use crate::geometry::{BoardSize, ByColor, Color, Square};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -257,8 +257,69 @@ impl Variant {
         start::settle(variant, file)
     }
 
+    /// Whether the rules are the same in a left-right mirror (files reversed) and the start
+    /// position is its own mirror: every move atom has its mirror twin with the same modality,
+    /// every zone (regions, promotion zones, where a piece may stand or moves otherwise) is
+    /// symmetric, and so is the start position. Then a position and its mirror have the same
+    /// value and mirrored best moves, which is what mirror augmentation relies on. The Xiangqi
+    /// family is; Makruk is not (its king and met stand on other files for each side).
+    pub fn mirror_symmetric(self: &Arc<Self>) -> bool {
+        let files = self.size.files as usize;
+        let squares = files * self.size.ranks as usize;
+        let mirror = |sq: usize| sq - sq % files + (files - 1 - sq % files);
+        let set_symmetric =
+            |set: SquareSet| (0..squares).all(|sq| (set >> sq & 1) == (set >> mirror(sq) & 1));
+        let both = |b: &ByColor<SquareSet>| {
+            set_symmetric(b[Color::White]) && set_symmetric(b[Color::Black])
+        };
+        let atoms_symmetric = |atoms: &[Atom]| {
+            atoms
+                .iter()
+                .all(|a| atoms.contains(&Atom { dx: -a.dx, ..*a }))
+        };
+        let pieces = self.pieces.iter().all(|p| {
+            atoms_symmetric(&p.atoms)
+                && atoms_symmetric(&p.push_pawn)
+                && both(&p.stand)
+                && p.moves_in
+                    .iter()
+                    .all(|(z, a)| both(z) && atoms_symmetric(a))
+                && p.promotion.as_ref().is_none_or(|pr| both(&pr.zone))
+        });
+        let Ok(start) = crate::Position::from_fen(self, &self.start_fen) else {
+            return false;
+        };
+        let rights = start.first_move_rights();
+        pieces
+            && self.regions.values().all(both)
+            && (0..squares).all(|sq| {
+                let (a, b) = (Square(sq as u8), Square(mirror(sq) as u8));
+                start.piece_at(a) == start.piece_at(b) && rights.contains(&a) == rights.contains(&b)
+            })
+    }
+
     /// Which side the colour index belongs to, for region lookups.
     pub fn region_mask(&self, name: &str, c: Color) -> Option<SquareSet> {
         self.regions.get(name).map(|r| r[c])
+    }
+}
+
+#[cfg(test)]
+mod mirror_tests {
+    use super::Variant;
+
+    #[test]
+    fn xiangqi_is_its_own_mirror_and_makruk_is_not() {
+        // Xiangqi's pieces, palace and river are symmetric about the e-file, and so is its
+        // start; Makruk's and Ouk Chatrang's kings stand on d1 and e8, their met beside them.
+        for name in ["xiangqi", "elephant-chess"] {
+            assert!(Variant::builtin(name).unwrap().mirror_symmetric(), "{name}");
+        }
+        for name in ["makruk", "ouk-chatrang"] {
+            assert!(
+                !Variant::builtin(name).unwrap().mirror_symmetric(),
+                "{name}"
+            );
+        }
     }
 }

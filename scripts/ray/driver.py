@@ -73,6 +73,7 @@ class Driver:
                 self.cfg[key] = int(value) if key != "device" else value
         self.threads = int(self.cfg.get("selfplay", {}).get("threads", 1))
         self.games = int(self.cfg["games_per_generation"])
+        self.games0 = int(self.cfg.get("gen0_games", self.games))
         self.generations = int(self.cfg["generations"])
         self.ladder = bool(self.cfg.get("ladder", {}).get("enabled", False))
         self.cuda = str(self.cfg.get("device", "cpu")).startswith("cuda")
@@ -103,6 +104,9 @@ class Driver:
             self.log(out.splitlines()[-1])
         return r
 
+    def games_of(self, gen):
+        return self.games0 if gen == 0 else self.games
+
     def net_gpus(self, fraction):
         return fraction if self.cuda else 0.0
 
@@ -119,7 +123,7 @@ class Driver:
                 cpus=self.threads,
                 gpus=self.net_gpus(1.0 / self.tasks) if gen > 0 else 0.0,
             )
-            for a, b in self.ranges(0, self.games, self.tasks)
+            for a, b in self.ranges(0, self.games_of(gen), self.tasks)
         ]
         ray.get(refs)
         # The whole generation once more, in one task: it finds every game there (or plays what
@@ -163,7 +167,7 @@ class Driver:
         while True:
             if trainer is None and current < self.generations:
                 have = done.setdefault(current, self.games_in(current))
-                if len(have) >= self.games:
+                if len(have) >= self.games_of(current):
                     trainer = (self.remote("train", ["--gen", current + 1], cpus=1,
                                            gpus=1.0 if self.cuda else 0.0), current + 1, "train")
                     self.log(f"training gen {current + 1} on {len(have)} games of gen {current}")

@@ -30,6 +30,35 @@ pub struct SearchConfig {
     pub leaves_per_game: u32,
     /// Virtual loss added to each node on a pending path.
     pub virtual_loss: f32,
+    /// How the root spends its playouts: `puct` (AlphaZero: PUCT, Dirichlet noise,
+    /// temperature, visit-count policy targets) or `gumbel` (Gumbel top-k and sequential
+    /// halving at the root, completed-Q policy targets, no noise or temperature; `gumbel.rs`).
+    /// A Gumbel search starts from a fresh tree: its schedule counts this search's visits.
+    pub root: RootSearch,
+    /// Gumbel: the moves considered at the root (m).
+    pub gumbel_considered: u32,
+    /// Gumbel: σ(q) = (gumbel_c_visit + max visits) * gumbel_c_scale * q, q rescaled to [0, 1].
+    pub gumbel_c_visit: f32,
+    pub gumbel_c_scale: f32,
+}
+
+/// The root's selection rule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootSearch {
+    #[default]
+    Puct,
+    Gumbel,
+}
+
+impl SearchConfig {
+    pub fn gumbel(&self) -> Option<crate::gumbel::GumbelParams> {
+        (self.root == RootSearch::Gumbel).then_some(crate::gumbel::GumbelParams {
+            considered: self.gumbel_considered,
+            c_visit: self.gumbel_c_visit,
+            c_scale: self.gumbel_c_scale,
+        })
+    }
 }
 
 impl Default for SearchConfig {
@@ -47,6 +76,10 @@ impl Default for SearchConfig {
             tree_reuse: true,
             leaves_per_game: 4,
             virtual_loss: 1.0,
+            root: RootSearch::Puct,
+            gumbel_considered: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 0.1,
         }
     }
 }
@@ -131,6 +164,23 @@ impl SearchConfig {
             "a number at least 0",
             self.virtual_loss,
         );
+        p.check(
+            self.gumbel_considered >= 1,
+            &k("gumbel_considered"),
+            "at least 1",
+            self.gumbel_considered,
+        );
+        for (name, x) in [
+            ("gumbel_c_visit", self.gumbel_c_visit),
+            ("gumbel_c_scale", self.gumbel_c_scale),
+        ] {
+            p.check(
+                x.is_finite() && x >= 0.0,
+                &k(name),
+                "a number at least 0",
+                x,
+            );
+        }
     }
 }
 #[cfg(test)]

@@ -4,23 +4,26 @@
 //! pipeline); `tree` holds the nodes, PUCT selection
 //! (the formula is in `Tree::select_edge`), virtual loss, terminal scoring by the rules and the
 //! MCTS solver's proofs; `round` is the one batched playout round (gather, evaluate, scatter);
-//! `searcher` searches one position at a time for players and the UCI engine, under limits.
+//! `searcher` searches one position at a time for players and the UCI engine, under limits;
+//! `gumbel` is the Gumbel root (top-k, sequential halving, completed-Q targets), an option.
 //! Values are win/draw/loss triples.
 
 pub mod config;
 pub mod evaluator;
+pub mod gumbel;
 pub mod round;
 pub mod searcher;
 pub mod tactics;
 pub mod tree;
 
-pub use config::{Problems, SearchConfig};
+pub use config::{Problems, RootSearch, SearchConfig};
 pub use evaluator::{
     Batch, BuiltinEvaluators, Evaluation, Evaluator, EvaluatorResolver, MaterialEvaluator,
     ResolveError, UniformEvaluator,
 };
+pub use gumbel::GumbelParams;
 pub use round::{best_move, Round};
 pub use searcher::{Limits, SearchInfo, Searcher};
 pub use tactics::Tactics;
-pub use tree::{Leaf, NodeState, Proof, Tree};
+pub use tree::{GumbelScratch, Leaf, NodeState, Proof, Tree};
 pub use varzero_stats::Rng;

@@ -48,6 +48,19 @@ impl Round {
         cfg: &SearchConfig,
         ev: &dyn Evaluator,
     ) -> (Leaf, u32) {
+        self.descend_via(tree_id, tree, pos, cfg, ev, None)
+    }
+
+    /// [`Round::descend`] through the root edge `root_edge` (the Gumbel root's choice).
+    pub fn descend_via(
+        &mut self,
+        tree_id: u32,
+        tree: &mut Tree,
+        pos: &mut Position,
+        cfg: &SearchConfig,
+        ev: &dyn Evaluator,
+        root_edge: Option<usize>,
+    ) -> (Leaf, u32) {
         self.path.clear();
         let x = ev.exploration();
         let scaled;
@@ -60,7 +73,7 @@ impl Round {
             };
             &scaled
         };
-        let leaf = tree.descend(pos, cfg, &mut self.path);
+        let leaf = tree.descend_via(pos, cfg, &mut self.path, root_edge);
         let depth = self.path.len() as u32 - 1;
         if let Leaf::NeedsEval(node) = leaf {
             self.moves.clear();

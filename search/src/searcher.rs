@@ -6,7 +6,7 @@
 use crate::config::SearchConfig;
 use crate::evaluator::Evaluator;
 use crate::round::Round;
-use crate::tree::{Leaf, NodeState, Proof, Tree, NONE};
+use crate::tree::{GumbelScratch, Leaf, NodeState, Proof, Tree, NONE};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -72,6 +72,7 @@ pub struct Searcher {
     root_start: String,
     root_moves: Vec<Move>,
     round: Round,
+    gumbel_scratch: GumbelScratch,
 }
 
 /// The FEN a position was set up from, and the moves made since.
@@ -95,6 +96,7 @@ impl Searcher {
             root_start: String::new(),
             root_moves: Vec::new(),
             round: Round::default(),
+            gumbel_scratch: GumbelScratch::default(),
         }
     }
 
@@ -109,6 +111,7 @@ impl Searcher {
     fn sync_root(&mut self, pos: &Position) {
         let (start, moves) = game_of(pos);
         let follows = self.cfg.tree_reuse
+            && self.cfg.gumbel().is_none()
             && start == self.root_start
             && moves.len() >= self.root_moves.len()
             && moves[..self.root_moves.len()] == self.root_moves[..];
@@ -142,7 +145,13 @@ impl Searcher {
                 _ => break,
             }
         }
-        let best = self.tree.best_root_move();
+        let best = match self.cfg.gumbel() {
+            Some(p) => self
+                .tree
+                .gumbel_result(&[], &p, &mut GumbelScratch::default())
+                .map(|r| r.0),
+            None => self.tree.best_root_move(),
+        };
         if let (Some(b), Some(first)) = (best, pv.first()) {
             if b != *first {
                 pv = vec![b];
@@ -237,10 +246,20 @@ impl Searcher {
                 .playouts
                 .map_or(per_call, |p| p.saturating_sub(root.visits as u64).max(1));
             self.round.clear();
+            // A Gumbel root plans its halving over the playout limit (or the config's playouts
+            // under a time limit; past it, the most visited moves are refined).
+            let budget = limits.playouts.unwrap_or(self.cfg.playouts as u64).max(2) as u32 - 1;
             for _ in 0..per_call.min(remaining) {
-                let (leaf, d) = self
-                    .round
-                    .descend(0, &mut self.tree, &mut pos, &self.cfg, &*ev);
+                let edge = match self.cfg.gumbel() {
+                    Some(p) if self.tree.root().state == NodeState::Expanded => Some(
+                        self.tree
+                            .gumbel_next_edge(&[], &p, budget, &mut self.gumbel_scratch),
+                    ),
+                    _ => None,
+                };
+                let (leaf, d) =
+                    self.round
+                        .descend_via(0, &mut self.tree, &mut pos, &self.cfg, &*ev, edge);
                 if leaf == Leaf::Collision {
                     break;
                 }

@@ -90,11 +90,23 @@ pub fn terminal_value(result: GameResult, mover: Color) -> [f32; 3] {
     }
 }
 
+/// Buffers the Gumbel root reuses from simulation to simulation.
+#[derive(Clone, Debug, Default)]
+pub struct GumbelScratch {
+    priors: Vec<f32>,
+    visits: Vec<u32>,
+    q: Vec<f32>,
+    sigma: Vec<f32>,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Tree {
     pub nodes: Vec<Node>,
     pub edges: Vec<Edge>,
     pub root: u32,
+    /// The evaluator's value of the root when it was expanded in this tree (its side to move's
+    /// view); the Gumbel root's v_mix needs it.
+    pub root_raw: Option<[f32; 3]>,
     spare_nodes: Vec<Node>,
     spare_edges: Vec<Edge>,
     stack: Vec<(u32, u32)>,
@@ -113,6 +125,7 @@ impl Tree {
         self.edges.clear();
         self.nodes.push(Node::new());
         self.root = 0;
+        self.root_raw = None;
     }
 
     pub fn root(&self) -> &Node {
@@ -127,6 +140,18 @@ impl Tree {
     /// Descends from the root by PUCT, making the moves on `pos` (the caller takes them back:
     /// `path.len() - 1` moves). `path` receives the nodes from the root to the leaf.
     pub fn descend(&mut self, pos: &mut Position, cfg: &SearchConfig, path: &mut Vec<u32>) -> Leaf {
+        self.descend_via(pos, cfg, path, None)
+    }
+
+    /// [`Tree::descend`], the root's move given (`root_edge`, an index into its edges) when the
+    /// root is expanded: the Gumbel root chooses it.
+    pub fn descend_via(
+        &mut self,
+        pos: &mut Position,
+        cfg: &SearchConfig,
+        path: &mut Vec<u32>,
+        root_edge: Option<usize>,
+    ) -> Leaf {
         let mut node = self.root;
         path.push(node);
         loop {
@@ -179,7 +204,11 @@ impl Tree {
                     return Leaf::NeedsEval(node);
                 }
                 NodeState::Expanded => {
-                    let e = self.select_edge(node, cfg);
+                    let first = self.nodes[node as usize].first_edge as usize;
+                    let e = match root_edge {
+                        Some(i) if node == self.root && i < self.edges_of(node).len() => first + i,
+                        _ => self.select_edge(node, cfg),
+                    };
                     let mut child = self.edges[e].child;
                     if child == NONE {
                         child = self.nodes.len() as u32;
@@ -358,6 +387,9 @@ impl Tree {
             };
         }
         self.nodes[leaf as usize].state = NodeState::Expanded;
+        if leaf == self.root {
+            self.root_raw = Some(wdl_stm);
+        }
         self.backup(path, flip(wdl_stm), true);
     }
 
@@ -446,6 +478,79 @@ impl Tree {
             })
             .max_by(|a, b| (a.1, a.0.prior).partial_cmp(&(b.1, b.0.prior)).unwrap())
             .map(|(e, _)| e)
+    }
+
+    /// The Gumbel root's view of its moves, into `s`'s buffers (edge order): priors, visits
+    /// with pending ones, and mean values for the root's side to move (a proved move is worth
+    /// its proof; NaN where a move has no value yet).
+    pub fn root_stats<'a>(&self, s: &'a mut GumbelScratch) -> crate::gumbel::RootStats<'a> {
+        s.priors.clear();
+        s.visits.clear();
+        s.q.clear();
+        for e in self.edges_of(self.root) {
+            s.priors.push(e.prior);
+            if e.child == NONE {
+                s.visits.push(0);
+                s.q.push(f32::NAN);
+                continue;
+            }
+            let c = &self.nodes[e.child as usize];
+            s.visits.push(c.visits + c.vloss);
+            s.q.push(match c.proof {
+                Proof::Win(_) => 1.0,
+                Proof::Loss(_) => -1.0,
+                Proof::Draw => 0.0,
+                Proof::Unknown if c.visits == 0 => f32::NAN,
+                Proof::Unknown => (c.wdl[0] - c.wdl[2]) / c.visits as f32,
+            });
+        }
+        let raw = self.root_raw.unwrap_or_else(|| self.root_value());
+        crate::gumbel::RootStats {
+            priors: &s.priors,
+            visits: &s.visits,
+            q: &s.q,
+            raw_value: raw[0] - raw[2],
+        }
+    }
+
+    /// The root edge of the next Gumbel simulation of a search of `budget` simulations.
+    pub fn gumbel_next_edge(
+        &self,
+        gumbel: &[f32],
+        p: &crate::gumbel::GumbelParams,
+        budget: u32,
+        s: &mut GumbelScratch,
+    ) -> usize {
+        let mut sigma = std::mem::take(&mut s.sigma);
+        let stats = self.root_stats(s);
+        let done = stats.visits.iter().map(|&n| n as usize).sum();
+        let e =
+            crate::gumbel::next_simulation(&stats, gumbel, p, budget as usize, done, &mut sigma);
+        s.sigma = sigma;
+        e
+    }
+
+    /// The move a Gumbel search plays (a move that wins at once first), and its policy target
+    /// over the root's moves (edge order).
+    pub fn gumbel_result(
+        &self,
+        gumbel: &[f32],
+        p: &crate::gumbel::GumbelParams,
+        s: &mut GumbelScratch,
+    ) -> Option<(Move, Vec<f32>)> {
+        let r = self.root();
+        if r.state != NodeState::Expanded || r.n_edges == 0 {
+            return None;
+        }
+        let mut sigma = std::mem::take(&mut s.sigma);
+        let stats = self.root_stats(s);
+        let i = crate::gumbel::final_move(&stats, gumbel, p, &mut sigma);
+        let policy = crate::gumbel::improved_policy(stats.priors, &sigma);
+        s.sigma = sigma;
+        let mv = self
+            .winning_root_move()
+            .unwrap_or(self.edges_of(self.root)[i].mv);
+        Some((mv, policy))
     }
 
     /// Root visits per move (the policy target before normalisation).

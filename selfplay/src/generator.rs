@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use varzero_datasets::{GameRecord, PositionRecord};
 use varzero_rules::{GameResult, Move, Outcome, Position, Variant};
-use varzero_search::{Evaluator, Leaf, NodeState, Rng, Round, SearchConfig, Tree};
+use varzero_search::{Evaluator, GumbelScratch, Leaf, NodeState, Rng, Round, SearchConfig, Tree};
 
 /// Counters shared with whoever shows progress.
 #[derive(Debug, Default)]
@@ -62,6 +62,9 @@ struct Game {
     target: u32,
     full: bool,
     noised: bool,
+    /// The Gumbel root's noise, one per root move (zeros without noise).
+    gumbel: Vec<f32>,
+    scratch: GumbelScratch,
 }
 
 pub struct Generator {
@@ -106,6 +109,8 @@ impl Generator {
             target: 0,
             full: true,
             noised: false,
+            gumbel: Vec::new(),
+            scratch: GumbelScratch::default(),
         };
         self.plan_move(&mut g);
         g
@@ -133,7 +138,14 @@ impl Generator {
         let visits: Vec<(Move, u32)> = g.tree.root_visits().collect();
         let total: u32 = visits.iter().map(|v| v.1).sum();
         let ply = g.moves.len() as u32;
-        let mv = if let Some(win) = g.tree.winning_root_move() {
+        let gumbel = self
+            .search
+            .gumbel()
+            .and_then(|p| g.tree.gumbel_result(&g.gumbel, &p, &mut g.scratch));
+        let mv = if let Some((mv, _)) = &gumbel {
+            // The Gumbel noise is the exploration: no temperature.
+            *mv
+        } else if let Some(win) = g.tree.winning_root_move() {
             win
         } else if g.full && ply < self.search.temperature_plies && self.search.temperature > 0.0 {
             let t = 1.0 / self.search.temperature as f64;
@@ -153,11 +165,20 @@ impl Generator {
             g.tree.best_root_move().expect("a searched root has moves")
         };
         let uci = g.pos.uci(mv);
-        let (policy_moves, policy_probs) = visits
-            .iter()
-            .filter(|v| v.1 > 0)
-            .map(|v| (g.pos.uci(v.0), v.1 as f32 / total.max(1) as f32))
-            .unzip();
+        let (policy_moves, policy_probs) = match &gumbel {
+            // The completed-Q policy over every move (the tiniest weights dropped).
+            Some((_, policy)) => visits
+                .iter()
+                .zip(policy)
+                .filter(|(_, &p)| p >= 1e-5)
+                .map(|(v, &p)| (g.pos.uci(v.0), p))
+                .unzip(),
+            None => visits
+                .iter()
+                .filter(|v| v.1 > 0)
+                .map(|v| (g.pos.uci(v.0), v.1 as f32 / total.max(1) as f32))
+                .unzip(),
+        };
         g.records.push(PositionRecord {
             game_id: g.id,
             ply,
@@ -174,7 +195,8 @@ impl Generator {
         });
         g.pos.make(mv);
         g.moves.push(uci);
-        g.tree.advance(mv, self.search.tree_reuse);
+        g.tree
+            .advance(mv, self.search.tree_reuse && self.search.gumbel().is_none());
         self.plan_move(g);
     }
 
@@ -216,6 +238,7 @@ impl Generator {
         let mut round = Round::default();
         let mut noise_scratch: Vec<f32> = Vec::new();
         let ev = &*self.evaluator;
+        let gumbel = self.search.gumbel();
         loop {
             while games.len() < self.run.games_per_worker.max(1)
                 && !self.stop.load(Ordering::Relaxed)
@@ -238,8 +261,23 @@ impl Generator {
                     {
                         break;
                     }
-                    let (leaf, _) =
-                        round.descend(gi as u32, &mut g.tree, &mut g.pos, &self.search, ev);
+                    let edge = match (&gumbel, root.state) {
+                        (Some(p), NodeState::Expanded) => Some(g.tree.gumbel_next_edge(
+                            &g.gumbel,
+                            p,
+                            g.target.saturating_sub(1).max(1),
+                            &mut g.scratch,
+                        )),
+                        _ => None,
+                    };
+                    let (leaf, _) = round.descend_via(
+                        gi as u32,
+                        &mut g.tree,
+                        &mut g.pos,
+                        &self.search,
+                        ev,
+                        edge,
+                    );
                     if leaf == Leaf::Collision {
                         break;
                     }
@@ -260,7 +298,20 @@ impl Generator {
             while i < games.len() {
                 let g = &mut games[i];
                 if !g.noised && g.tree.root().state == NodeState::Expanded {
-                    if self.wants_noise(g) {
+                    if gumbel.is_some() {
+                        // Gumbel(0, 1) per root move: -ln(-ln U).
+                        let n = g.tree.root().n_edges as usize;
+                        let noise = self.run.noise;
+                        let rng = &mut g.rng;
+                        g.gumbel.clear();
+                        g.gumbel.extend((0..n).map(|_| {
+                            if noise {
+                                -(-(rng.uniform().max(1e-12)).ln()).ln() as f32
+                            } else {
+                                0.0
+                            }
+                        }));
+                    } else if self.wants_noise(g) {
                         g.tree.add_root_noise(
                             &mut g.rng,
                             self.search.dirichlet_alpha,

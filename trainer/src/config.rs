@@ -27,9 +27,18 @@ pub struct TrainConfig {
     pub weight_decay: f64,
     /// Weight of the value loss next to the policy loss.
     pub value_weight: f64,
+    /// The value target: (1 - mix) * the game's result + mix * the search's value of the
+    /// position (lc0's q_ratio; KataGo's short-term value targets are the same idea). The
+    /// search value is our root value in self-play, the engine's own score in a teacher's games.
+    pub value_target_mix: f64,
     /// Only positions from full searches carry a policy target; cheap ones train the value.
     pub seed: u64,
     pub checkpoint_every: u64,
+    /// Mirror augmentation: each sample is mirrored left-right with probability 1/2, its policy
+    /// target and legal moves with it. Only where the variant is its own mirror
+    /// (`Variant::mirror_symmetric`: the Xiangqi family); elsewhere it is ignored, and the
+    /// training summary says so.
+    pub mirror: bool,
     pub arch: Arch,
 }
 
@@ -70,6 +79,12 @@ impl TrainConfig {
             p.check(x.is_finite() && x >= 0.0, k, "a number at least 0", x);
         }
         p.check(
+            (0.0..=1.0).contains(&self.value_target_mix),
+            "train.value_target_mix",
+            "between 0 and 1",
+            self.value_target_mix,
+        );
+        p.check(
             self.checkpoint_every >= 1,
             "train.checkpoint_every",
             "at least 1",
@@ -97,8 +112,10 @@ impl Default for TrainConfig {
             beta2: 0.999,
             weight_decay: 1e-4,
             value_weight: 1.0,
+            value_target_mix: 0.0,
             seed: 1,
             checkpoint_every: 100,
+            mirror: false,
             arch: Arch::default(),
         }
     }

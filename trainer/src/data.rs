@@ -34,10 +34,13 @@ impl Samples {
     }
 
     /// Inputs, dense policy targets, legal-move masks (0 or -1e9) and WDL targets of a batch.
+    /// A sample whose `mirror` flag is set goes in mirrored left-right (planes, policy target and
+    /// legal moves alike); `mirror` is empty or as long as `idx`.
     pub fn batch(
         &self,
         enc: &Encoding,
         idx: &[usize],
+        mirror: &[bool],
         device: Device,
     ) -> (Tensor, Tensor, Tensor, Tensor) {
         let n = idx.len();
@@ -49,12 +52,24 @@ impl Samples {
         for (b, &i) in idx.iter().enumerate() {
             let s = &self.items[i];
             let pos = Position::from_fen(&self.variant, &s.fen).expect("validated when loaded");
+            let m = mirror.get(b).copied().unwrap_or(false);
             enc.encode(&pos, &mut x[b * il..(b + 1) * il]);
+            if m {
+                enc.mirror_planes(&mut x[b * il..(b + 1) * il]);
+            }
+            let at = |k: u32| {
+                b * pl
+                    + if m {
+                        enc.mirror_policy(k as usize)
+                    } else {
+                        k as usize
+                    }
+            };
             for &(k, p) in &s.policy {
-                pol[b * pl + k as usize] = p;
+                pol[at(k)] = p;
             }
             for &k in &s.legal {
-                mask[b * pl + k as usize] = 0.0;
+                mask[at(k)] = 0.0;
             }
             wdl[b * 3..b * 3 + 3].copy_from_slice(&s.wdl);
         }
@@ -76,11 +91,13 @@ impl Samples {
     }
 }
 
-/// The newest `n` positions of `dirs` for `variant` (positions of other rules are skipped).
+/// The newest `n` positions of `dirs` for `variant` (positions of other rules are skipped),
+/// their value target `(1 - mix) * result + mix * search value`.
 pub fn load_window(
     variant: &Arc<Variant>,
     dirs: &[PathBuf],
     n: usize,
+    mix: f32,
 ) -> Result<(Samples, Vec<SkippedShard>)> {
     let (lf, skipped) = varzero_datasets::scan_positions_window_dirs(dirs, n)?;
     let enc = Encoding::new(variant);
@@ -123,7 +140,7 @@ pub fn load_window(
                 fen: r.fen,
                 policy,
                 legal,
-                wdl: r.result_wdl,
+                wdl: std::array::from_fn(|i| (1.0 - mix) * r.result_wdl[i] + mix * r.root_wdl[i]),
             });
         }
     }

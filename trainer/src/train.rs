@@ -30,6 +30,8 @@ pub struct TrainSummary {
     pub last: Option<StepLog>,
     pub samples: usize,
     pub samples_per_s: f64,
+    /// Whether samples were mirrored (asked for, and the variant is its own mirror).
+    pub mirrored: bool,
 }
 
 /// Trains on the newest positions of `data_dirs` (in order, the last newest) into `out`.
@@ -69,7 +71,8 @@ pub fn train(
             )));
         }
     }
-    let (samples, skipped) = load_window(variant, data_dirs, cfg.window)?;
+    let (samples, skipped) =
+        load_window(variant, data_dirs, cfg.window, cfg.value_target_mix as f32)?;
     for s in &skipped {
         eprintln!("warning: {s}");
     }
@@ -82,6 +85,13 @@ pub fn train(
                 .collect::<Vec<_>>()
                 .join(", ")
         )));
+    }
+    let mirror = cfg.mirror && variant.mirror_symmetric();
+    if cfg.mirror && !mirror {
+        eprintln!(
+            "note: train.mirror is on, but {} is not its own mirror: no sample is mirrored",
+            variant.name
+        );
     }
     let checkpoint = Checkpoint::in_dir(out);
     // The seed fixes a fresh net's initialisation, so a run config reproduces its nets.
@@ -114,8 +124,15 @@ pub fn train(
         let idx: Vec<usize> = (0..cfg.batch_size)
             .map(|_| rng.below(samples.len()))
             .collect();
+        // Drawn after the indices, so turning mirroring on leaves the batches' samples as
+        // they were.
+        let flips: Vec<bool> = if mirror {
+            idx.iter().map(|_| rng.next_u64() & 1 == 1).collect()
+        } else {
+            Vec::new()
+        };
         let t = Instant::now();
-        let (x, pol_t, mask, wdl_t) = samples.batch(&net.enc, &idx, device);
+        let (x, pol_t, mask, wdl_t) = samples.batch(&net.enc, &idx, &flips, device);
         let lr = lr_at(cfg, step);
         opt.zero_grad();
         let (loss, pl, vl, pa, va) =
@@ -171,6 +188,7 @@ pub fn train(
         last: logs.last().cloned(),
         samples: samples.len(),
         samples_per_s: done as f64 * cfg.batch_size as f64 / secs.max(1e-9),
+        mirrored: mirror,
     })
 }
 

@@ -1,0 +1,188 @@
+//! Training targets: mirror augmentation (a mirrored sample is exactly the sample of the mirrored
+//! position) and the value target mixed from the result and the search value.
+
+use std::sync::Arc;
+use tch::Device;
+use varzero_eval_net::Encoding;
+use varzero_rules::{Position, Variant};
+use varzero_trainer::{Sample, Samples};
+
+/// The FEN with every rank of the board read right to left (the rest unchanged).
+fn mirror_fen(fen: &str) -> String {
+    let (board, rest) = fen.split_once(' ').unwrap();
+    let ranks: Vec<String> = board
+        .split('/')
+        .map(|rank| {
+            let mut cells = Vec::new();
+            for c in rank.chars() {
+                match c.to_digit(10) {
+                    Some(n) => cells.extend(std::iter::repeat_n(None, n as usize)),
+                    None => cells.push(Some(c)),
+                }
+            }
+            cells.reverse();
+            let mut out = String::new();
+            let mut empty = 0;
+            for c in cells {
+                match c {
+                    None => empty += 1,
+                    Some(c) => {
+                        if empty > 0 {
+                            out.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        out.push(c);
+                    }
+                }
+            }
+            if empty > 0 {
+                out.push_str(&empty.to_string());
+            }
+            out
+        })
+        .collect();
+    format!("{} {rest}", ranks.join("/"))
+}
+
+fn tensor_vec(t: &tch::Tensor) -> Vec<f32> {
+    Vec::<f32>::try_from(t.flatten(0, -1)).unwrap()
+}
+
+#[test]
+fn a_mirrored_sample_is_the_sample_of_the_mirrored_position() {
+    let v = Variant::builtin("xiangqi").unwrap();
+    assert!(v.mirror_symmetric());
+    let enc = Encoding::new(&v);
+    // An opening that leaves the board lopsided, Black to move (the view mirrors the ranks too).
+    let mut pos = Position::start(&v);
+    for m in ["h3e3", "h10g8", "h1g3", "i10h10", "b3b7"] {
+        pos.play_uci(m).unwrap();
+    }
+    let fen = pos.fen();
+    let mirrored = Position::from_fen(&v, &mirror_fen(&fen)).unwrap();
+    assert_ne!(
+        fen,
+        mirrored.fen(),
+        "the test position must not be its own mirror"
+    );
+    let (stm, mstm) = (pos.side_to_move(), mirrored.side_to_move());
+
+    // A policy target over six of the moves, with distinct probabilities.
+    let moves = pos.legal_moves();
+    let picked: Vec<_> = moves.as_slice().iter().copied().take(6).collect();
+    let probs = [0.3f32, 0.25, 0.2, 0.12, 0.08, 0.05];
+    let sample = Sample {
+        fen: fen.clone(),
+        policy: picked
+            .iter()
+            .zip(probs)
+            .map(|(&m, p)| (enc.policy_index(m, stm) as u32, p))
+            .collect(),
+        legal: moves
+            .as_slice()
+            .iter()
+            .map(|&m| enc.policy_index(m, stm) as u32)
+            .collect(),
+        wdl: [0.2, 0.5, 0.3],
+    };
+    // The same target written for the mirrored position, move by move: the mirrored position's
+    // legal move with both squares mirrored.
+    let mirror_move = |m: varzero_rules::Move| {
+        let want = (enc.mirror_square(m.from()), enc.mirror_square(m.to()));
+        let found = mirrored
+            .legal_moves()
+            .as_slice()
+            .iter()
+            .copied()
+            .find(|q| (q.from(), q.to()) == want);
+        found.unwrap_or_else(|| panic!("{} has no mirror among the mirrored moves", pos.uci(m)))
+    };
+    let mlegal = mirrored.legal_moves();
+    assert_eq!(mlegal.len(), moves.len());
+    let expected = Sample {
+        fen: mirrored.fen(),
+        policy: picked
+            .iter()
+            .zip(probs)
+            .map(|(&m, p)| (enc.policy_index(mirror_move(m), mstm) as u32, p))
+            .collect(),
+        legal: mlegal
+            .as_slice()
+            .iter()
+            .map(|&m| enc.policy_index(m, mstm) as u32)
+            .collect(),
+        wdl: sample.wdl,
+    };
+    let samples = Samples {
+        variant: Arc::clone(&v),
+        items: vec![sample, expected],
+    };
+    let (x, pol, mask, wdl) = samples.batch(&enc, &[0, 1], &[true, false], Device::Cpu);
+    let (x, pol, mask, wdl) = (
+        tensor_vec(&x),
+        tensor_vec(&pol),
+        tensor_vec(&mask),
+        tensor_vec(&wdl),
+    );
+    let (il, pl) = (enc.input_len(), enc.policy_len());
+    assert_eq!(x[..il], x[il..], "planes");
+    assert_eq!(pol[..pl], pol[pl..], "policy target");
+    assert_eq!(mask[..pl], mask[pl..], "legal moves");
+    assert_eq!(wdl[..3], wdl[3..], "value target");
+    // Not vacuous: the mirrored target differs from the unmirrored one.
+    let (plain, ..) = samples.batch(&enc, &[0], &[], Device::Cpu);
+    assert_ne!(tensor_vec(&plain)[..], x[..il]);
+    let (_, plain_pol, ..) = samples.batch(&enc, &[0], &[false], Device::Cpu);
+    assert_ne!(tensor_vec(&plain_pol)[..], pol[..pl]);
+}
+
+/// `value_target_mix`: the value target mixes the game's result with the search's value (an
+/// engine's score in a teacher's games).
+#[test]
+fn the_value_target_mixes_result_and_search_value() {
+    use varzero_datasets::{write_shard, GameRecord, PositionRecord};
+    let v = Variant::builtin("makruk").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pos = Position::start(&v);
+    let m = pos.legal_moves().as_slice()[0];
+    let row = PositionRecord {
+        game_id: 0,
+        ply: 0,
+        variant: v.name.clone(),
+        rules_hash: format!("{:016x}", v.rules_hash),
+        fen: pos.fen(),
+        policy_moves: vec![pos.uci(m)],
+        policy_probs: vec![1.0],
+        result_wdl: [1.0, 0.0, 0.0],
+        root_wdl: [0.2, 0.8, 0.0],
+        visits: 1,
+        full_search: true,
+        evaluator: "teacher".into(),
+    };
+    let game = GameRecord {
+        game_id: 0,
+        variant: v.name.clone(),
+        rules_hash: format!("{:016x}", v.rules_hash),
+        result: "1-0".into(),
+        termination: "checkmate".into(),
+        plies: 1,
+        seed: 0,
+        evaluator: "teacher".into(),
+        search: "{}".into(),
+        start_fen: v.start_fen.clone(),
+        moves: pos.uci(m),
+    };
+    write_shard(dir.path(), 0, "t", &[row], &[game]).unwrap();
+    let dirs = [dir.path().to_path_buf()];
+    for (mix, want) in [
+        (0.0, [1.0, 0.0, 0.0]),
+        (0.25, [0.8, 0.2, 0.0]),
+        (1.0, [0.2, 0.8, 0.0]),
+    ] {
+        let (s, _) = varzero_trainer::load_window(&v, &dirs, 10, mix).unwrap();
+        let got = s.items[0].wdl;
+        for i in 0..3 {
+            assert!((got[i] - want[i]).abs() < 1e-6, "mix {mix}: {got:?} != {want:?}");
+        }
+    }
+}
