@@ -105,11 +105,50 @@ pub trait PlayerFactory: Send + Sync {
     }
 }
 
+/// `base` with the `KEY=VALUE` pairs of a player spec set (values read as TOML: numbers,
+/// booleans, else strings), checked like a config's `[search]` table.
+fn with_overrides(
+    base: &SearchConfig,
+    pairs: &[(String, String)],
+) -> std::result::Result<SearchConfig, String> {
+    if pairs.is_empty() {
+        return Ok(base.clone());
+    }
+    let mut table = toml::Table::try_from(base).map_err(|e| e.to_string())?;
+    for (k, v) in pairs {
+        if !table.contains_key(k) {
+            return Err(format!("unknown search setting '{k}'"));
+        }
+        let value = format!("x = {v}")
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|mut t| t.remove("x"))
+            .unwrap_or_else(|| toml::Value::String(v.clone()));
+        table.insert(k.clone(), value);
+    }
+    let cfg: SearchConfig = table
+        .try_into()
+        .map_err(|e: toml::de::Error| e.message().to_string())?;
+    let mut p = varzero_search::Problems::default();
+    cfg.check("search", &mut p);
+    if p.is_empty() {
+        Ok(cfg)
+    } else {
+        Err(p.to_string())
+    }
+}
+
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
-    /// `EVALUATOR@PLAYOUTS` (`material@400`; the evaluator name may contain `:`).
-    Search { evaluator: String, playouts: u32 },
+    /// `EVALUATOR@PLAYOUTS[,KEY=VALUE...]` (`material@400`; the evaluator name may contain
+    /// `:`). The pairs override the search config's keys for this player only:
+    /// `net:a.safetensors@64,root=gumbel` against `net:a.safetensors@64` compares two searches.
+    Search {
+        evaluator: String,
+        playouts: u32,
+        search: Vec<(String, String)>,
+    },
     /// `random`.
     Random,
     /// `uci:COMMAND ARGS[@key=value,...]`.
@@ -147,14 +186,29 @@ impl PlayerSpec {
                 "player '{spec}': expected EVALUATOR@PLAYOUTS, random, or uci:COMMAND"
             ))
         })?;
+        let mut parts = n.split(',');
+        let n = parts.next().unwrap_or_default();
         let playouts: u32 = n.trim().parse().ok().filter(|&p| p > 0).ok_or_else(|| {
             Error::Spec(format!(
                 "player '{spec}': playouts '{n}' must be a positive number"
             ))
         })?;
+        let mut search = Vec::new();
+        for kv in parts {
+            let (k, v) = kv.split_once('=').ok_or_else(|| {
+                Error::Spec(format!(
+                    "player '{spec}': '{kv}' is not KEY=VALUE (a search setting)"
+                ))
+            })?;
+            search.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        // Checked here, so a typo fails before a match starts.
+        with_overrides(&SearchConfig::default(), &search)
+            .map_err(|e| Error::Spec(format!("player '{spec}': {e}")))?;
         Ok(PlayerSpec::Search {
             evaluator: ev.trim().to_string(),
             playouts,
+            search,
         })
     }
 
@@ -171,6 +225,7 @@ impl PlayerSpec {
             PlayerSpec::Search {
                 evaluator,
                 playouts,
+                search: overrides,
             } => {
                 let ev = resolver.resolve(evaluator, variant)?.ok_or_else(|| {
                     Error::Spec(format!(
@@ -178,7 +233,8 @@ impl PlayerSpec {
                         resolver.known().join(", ")
                     ))
                 })?;
-                let mut cfg = search.clone();
+                let mut cfg = with_overrides(search, overrides)
+                    .map_err(|e| Error::Spec(format!("player '{spec}': {e}")))?;
                 cfg.playouts = *playouts;
                 Arc::new(SearchPlayerFactory {
                     name: spec.to_string(),

@@ -81,15 +81,38 @@ fn player_specs() {
         PlayerSpec::parse("material@400").unwrap(),
         PlayerSpec::Search {
             evaluator: "material".into(),
-            playouts: 400
+            playouts: 400,
+            search: vec![],
         }
     );
+    // Search settings for one player.
+    assert_eq!(
+        PlayerSpec::parse("net:a.safetensors@64,root=gumbel,gumbel_considered=8").unwrap(),
+        PlayerSpec::Search {
+            evaluator: "net:a.safetensors".into(),
+            playouts: 64,
+            search: vec![
+                ("root".into(), "gumbel".into()),
+                ("gumbel_considered".into(), "8".into())
+            ],
+        }
+    );
+    for bad in [
+        "material@64,root=gumbal",
+        "material@64,c_pucct=2",
+        "material@64,c_puct=-1",
+        "material@64,root",
+    ] {
+        let e = PlayerSpec::parse(bad).unwrap_err().to_string();
+        assert!(e.contains(bad), "{e}");
+    }
     // An evaluator name may hold ':' and '@' before the last '@' (net:FILE@N).
     assert_eq!(
         PlayerSpec::parse("net:runs/a@b/model.pt@800").unwrap(),
         PlayerSpec::Search {
             evaluator: "net:runs/a@b/model.pt".into(),
-            playouts: 800
+            playouts: 800,
+            search: vec![],
         }
     );
     assert_eq!(PlayerSpec::parse("random").unwrap(), PlayerSpec::Random);

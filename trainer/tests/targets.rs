@@ -182,7 +182,10 @@ fn the_value_target_mixes_result_and_search_value() {
         let (s, _) = varzero_trainer::load_window(&v, &dirs, 10, mix).unwrap();
         let got = s.items[0].wdl;
         for i in 0..3 {
-            assert!((got[i] - want[i]).abs() < 1e-6, "mix {mix}: {got:?} != {want:?}");
+            assert!(
+                (got[i] - want[i]).abs() < 1e-6,
+                "mix {mix}: {got:?} != {want:?}"
+            );
         }
     }
 }
