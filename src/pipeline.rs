@@ -446,16 +446,17 @@ pub fn selfplay_games(
             positions: true,
             range: range.clone(),
         };
-        let cpu = cpu_seconds();
+        // The teacher's engines are child processes: their CPU time is the stage's.
+        let cpu = cpu_with_children();
         let s = crate::engine_games::play(v, &g, &cfg.search, &sp, &mut |_, _| {})?;
         let key = match &range {
             None => format!("selfplay-gen-{gen:03}"),
             Some(r) => format!("selfplay-gen-{gen:03}@{}-{}", r.start, r.end),
         };
         if range.is_some() {
-            add_cpu_file(dir, &key, cpu_seconds() - cpu)?;
+            add_cpu_file(dir, &key, cpu_with_children() - cpu)?;
         } else {
-            add_cpu(dir, &key, cpu_seconds() - cpu)?;
+            add_cpu(dir, &key, cpu_with_children() - cpu)?;
         }
         let busy = if range.is_none() {
             usage.record(dir, "selfplay", gen)?
