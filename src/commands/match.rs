@@ -122,6 +122,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
         varzero_eval_net::share_threads(a.concurrency);
     }
     let sprt = sprt_of(&a)?;
+    let usage = varzero::pipeline::Usage::start();
     let search = varzero::config::load_run_config(&a.config)?.search;
     let resolver = varzero::nets::evaluators(&a.device);
     let pa = parse_player(&a.player_a, &v, &*resolver, &search)
@@ -224,12 +225,13 @@ pub fn run(a: MatchArgs) -> Result<()> {
     }
     let st = &summary.state;
     println!(
-        "match {}: A = {}, B = {}; {} games in {:.1} s",
+        "match {}: A = {}, B = {}; {} games in {:.1} s, {:.2} cores busy (engines included)",
         v.name,
         pa.name(),
         pb.name(),
         st.games_done,
-        summary.elapsed.as_secs_f64()
+        summary.elapsed.as_secs_f64(),
+        usage.cores()
     );
     if st.penta.pairs() > 0 {
         println!(

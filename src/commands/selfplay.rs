@@ -118,6 +118,7 @@ fn run_players(a: &SelfplayArgs) -> Result<()> {
     );
     let start = Instant::now();
     let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
+    let usage = varzero::pipeline::Usage::start();
     let s = varzero::engine_games::play(&v, &g, &cfg.search, &a.out, &mut |game, st| {
         match game.result {
             GameResult::Win(Color::White) => w += 1,
@@ -129,14 +130,15 @@ fn run_players(a: &SelfplayArgs) -> Result<()> {
     })?;
     bar.finish_and_clear();
     println!(
-        "selfplay {}: {} vs {}: {} games played ({} already there), {:.1} s; W/D/L {w}/{d}/{l}; \
-         {} failures, {} disagreements -> {}",
+        "selfplay {}: {} vs {}: {} games played ({} already there), {:.1} s, {:.2} cores busy; \
+         W/D/L {w}/{d}/{l}; {} failures, {} disagreements -> {}",
         v.name,
         g.players[0],
         g.players[1],
         s.played,
         s.already,
         start.elapsed().as_secs_f64(),
+        usage.cores(),
         s.failures.len(),
         s.disagreements.len(),
         a.out.display()
@@ -190,6 +192,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     ));
     let stats = gen.stats.clone();
     let start = Instant::now();
+    let usage = varzero::pipeline::Usage::start();
     let summary = varzero::progress::run_with_progress(gen, &a.out, a.games, a.quiet)?;
     for s in &summary.skipped_shards {
         eprintln!("warning: {s}");
@@ -197,13 +200,14 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     let secs = start.elapsed().as_secs_f64();
     let games = stats.games.load(Ordering::Relaxed);
     println!(
-        "selfplay {}: {} games played ({} already there), {} positions in {} shards, {:.1} s",
+        "selfplay {}: {} games played ({} already there), {} positions in {} shards, {:.1} s, {:.2} cores busy",
         v.name,
         summary.games_played,
         summary.games_already_done,
         summary.positions,
         summary.shards_written,
-        secs
+        secs,
+        usage.cores()
     );
     println!(
         "W/D/L {}/{}/{}  mean length {:.1} plies  {:.0} positions/s  {:.0} playouts/s  -> {}",

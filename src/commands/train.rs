@@ -115,6 +115,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
         ProgressBar::new(cfg.steps)
     };
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} steps  {msg}").unwrap());
+    let usage = varzero::pipeline::Usage::start();
     let s = varzero_trainer::train(
         &variant,
         &a.data,
@@ -136,8 +137,8 @@ pub fn run(a: TrainArgs) -> Result<()> {
     }
     if let (Some(f), Some(l)) = (&s.first, &s.last) {
         println!(
-            "trained {} steps on {} positions ({:.0} samples/s): loss {:.3} -> {:.3}, policy acc {:.2} -> {:.2}, value acc {:.2} -> {:.2}",
-            s.steps_done, s.samples, s.samples_per_s, f.loss, l.loss, f.policy_acc, l.policy_acc, f.value_acc, l.value_acc
+            "trained {} steps on {} positions{} ({:.0} samples/s, {:.2} cores busy): loss {:.3} -> {:.3}, policy acc {:.2} -> {:.2}, value acc {:.2} -> {:.2}",
+            s.steps_done, s.samples, if s.mirrored { ", mirrored" } else { "" }, s.samples_per_s, usage.cores(), f.loss, l.loss, f.policy_acc, l.policy_acc, f.value_acc, l.value_acc
         );
     }
     println!("model {}", s.model.display());
