@@ -86,6 +86,8 @@ pub struct LadderSettings {
     pub rungs: Option<Vec<String>>,
     /// The rung cache (default: `$VARZERO_CACHE/ladder/...`, shared by every run).
     pub rung_dir: Option<PathBuf>,
+    /// The player at 0 Elo (default: the first rung).
+    pub anchor: Option<String>,
 }
 
 impl Default for LadderSettings {
@@ -96,6 +98,7 @@ impl Default for LadderSettings {
             playouts: None,
             rungs: None,
             rung_dir: None,
+            anchor: None,
         }
     }
 }
@@ -866,6 +869,7 @@ pub fn ladder_generation(
     let mut o = crate::ladder::LadderOptions::new(&dir.join("ladder"));
     o.rungs = s.rungs.clone();
     o.rung_dir = s.rung_dir.clone();
+    o.anchor = s.anchor.clone();
     o.games = s.games;
     o.concurrency = cfg.selfplay.threads.max(1);
     o.seed = cfg.selfplay.seed ^ 0x1add;

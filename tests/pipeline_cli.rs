@@ -250,6 +250,7 @@ enabled = true
 games = 2
 playouts = 4
 rungs = ["random", "material@2"]
+anchor = "material@2"
 rung_dir = "{}"
 "#,
             rungs.display()
@@ -281,8 +282,9 @@ rung_dir = "{}"
     assert!(run.join("logs/ladder.png").exists());
     let ratings = std::fs::read_to_string(run.join("ladder/ratings.csv")).unwrap();
     assert!(
-        ratings.contains("\nrandom,0.0,0.0,"),
-        "the anchor: {ratings}"
+        // Only the anchor's interval is 0: it is the reference of every other one.
+        ratings.contains("\nmaterial@2,0.0,0.0,") && !ratings.contains("\nrandom,0.0,0.0,"),
+        "the anchor, not the first rung: {ratings}"
     );
     // A rerun rates nothing again.
     let games = |d: &Path| -> usize {
