@@ -185,6 +185,15 @@ impl PipelineConfig {
                     p.0.push(format!("ladder.rungs: {e}"));
                 }
             }
+            // Caught here, not after hours of self-play when the ladder first fits.
+            if let Some(a) = &self.ladder.anchor {
+                if !r.contains(a) && !a.starts_with("gen-") {
+                    p.0.push(format!(
+                        "ladder.anchor: '{a}' is neither a rung ({}) nor a generation (gen-NNN@P)",
+                        r.join(", ")
+                    ));
+                }
+            }
         }
         if p.is_empty() {
             Ok(())

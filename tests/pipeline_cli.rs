@@ -221,6 +221,27 @@ fn a_bad_config_is_one_line_naming_file_and_line() {
 }
 
 #[test]
+fn an_anchor_that_is_no_rung_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("anchor.toml");
+    std::fs::write(
+        &cfg,
+        "name = \"x\"\nvariant = \"makruk\"\ngenerations = 1\ngames_per_generation = 4\n[ladder]\nenabled = true\n\
+         rungs = [\"random\", \"material@2\"]\nanchor = \"fsf@nodes=1\"\n",
+    )
+    .unwrap();
+    let out = pipeline(&cfg, &dir.path().join("run"));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("ladder.anchor") && err.contains("fsf@nodes=1"),
+        "{err}"
+    );
+    assert!(!dir.path().join("run").exists(), "nothing written");
+}
+
+#[test]
 fn every_generation_is_rated_on_the_ladder() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("ladder.toml");

@@ -93,9 +93,9 @@ const PAWN_LOGIT: f64 = 0.4;
 #[test]
 fn regression_recovers_planted_values_from_features() {
     let v = Variant::builtin("makruk").unwrap();
-    let letters: Vec<char> = feature_kinds(&v)
+    let letters: Vec<char> = feature_columns(&v, true)
         .iter()
-        .map(|&k| v.pieces[k].letter)
+        .map(|c| v.pieces[c.kind].letter)
         .collect();
     assert_eq!(letters, vec!['M', 'S', 'N', 'R', 'P']);
     let mut rng = Mix(5);
@@ -249,7 +249,7 @@ fn two_quiet_moves(pos: &Position, rng: &mut Mix) -> Option<Vec<String>> {
 #[test]
 fn analysis_of_games_tables_recovers_planted_values() {
     let v = Variant::builtin("makruk").unwrap();
-    let kinds = feature_kinds(&v);
+    let kinds: Vec<usize> = feature_columns(&v, true).iter().map(|c| c.kind).collect();
     let hash = format!("{:016x}", v.rules_hash);
     let mut rng = Mix(11);
     let mut games = Vec::new();
@@ -502,14 +502,18 @@ fn reference_sets_are_read_and_shown_in_the_fit_s_unit() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/piece-values");
     let consensus = ReferenceSet::load(&root.join("xiangqi-consensus.toml")).unwrap();
     assert!(consensus.applies_to("xiangqi") && !consensus.applies_to("makruk"));
-    assert_eq!(consensus.value_in('R', 'P'), Some(9.0));
-    assert_eq!(consensus.value_in('c', 'p'), Some(4.5));
+    assert_eq!(consensus.value_in("R", "P"), Some(9.0));
+    assert_eq!(consensus.value_in("c", "p"), Some(4.5));
+    // A soldier across the river is a piece of its own (Lau counts it 2); the pooled label "P"
+    // does not match it, nor does another region.
+    assert_eq!(consensus.value_in("P@across-river", "P"), Some(2.0));
+    assert_eq!(consensus.value_in("p@own-half", "P"), None);
     // Centipawns become soldiers: Fairy-Stockfish's chariot is 1328 / 235.
     let fsf = ReferenceSet::load(&root.join("xiangqi-fairy-stockfish.toml")).unwrap();
-    assert!((fsf.value_in('R', 'P').unwrap() - 1328.0 / 235.0).abs() < 1e-9);
+    assert!((fsf.value_in("R", "P").unwrap() - 1328.0 / 235.0).abs() < 1e-9);
     let makruk = ReferenceSet::load(&root.join("makruk-fairy-stockfish.toml")).unwrap();
     assert!(makruk.applies_to("makruk"));
-    assert_eq!(makruk.value_in('K', 'P'), None, "no king value");
+    assert_eq!(makruk.value_in("K", "P"), None, "no king value");
     // A bad file is named with what is wrong.
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.toml");
@@ -520,6 +524,51 @@ fn reference_sets_are_read_and_shown_in_the_fit_s_unit() {
     .unwrap();
     let e = ReferenceSet::load(&bad).unwrap_err().to_string();
     assert!(e.contains("bad.toml") && e.contains("values.r"), "{e}");
+    for key in ["pp", "\"p@\"", "\"@river\"", "\"p river\""] {
+        std::fs::write(
+            &bad,
+            format!("name='x'\nsource='y'\nvariant='xiangqi'\n[values]\n{key} = 1\n"),
+        )
+        .unwrap();
+        let e = ReferenceSet::load(&bad).unwrap_err().to_string();
+        assert!(
+            e.contains("bad.toml") && e.contains("letter@region"),
+            "{key}: {e}"
+        );
+    }
+}
+
+/// The Xiangqi soldier moves sideways only across the river: the fit counts it there apart.
+#[test]
+fn a_piece_with_region_moves_is_counted_inside_and_outside_apart() {
+    let v = Variant::builtin("xiangqi").unwrap();
+    let cols = feature_columns(&v, true);
+    let labels: Vec<String> = cols
+        .iter()
+        .map(|c| match &c.region {
+            Some(r) => format!("{}@{r}", v.pieces[c.kind].letter),
+            None => v.pieces[c.kind].letter.to_string(),
+        })
+        .collect();
+    assert_eq!(labels, ["A", "B", "R", "N", "C", "P", "P@across-river"]);
+    assert_eq!(
+        feature_columns(&v, false).len(),
+        6,
+        "pooled: one soldier column"
+    );
+    // White: three soldiers at home (a4, c4, i4), two across (e6, g6); Black: four at home
+    // (a7, c7, e7, i7), one across (c5). Black to move: Black's counts minus White's.
+    let fen = "rnbakabnr/9/1c5c1/p1p1p3p/4P1P2/2p6/P1P5P/1C5C1/9/RNBAKABNR b - - 0 1";
+    let pos = Position::from_fen(&v, fen).unwrap();
+    let x = features(&pos, &cols, Color::White);
+    assert_eq!(&x[..7], &[0.0, 0.0, 0.0, 0.0, 0.0, 4.0 - 3.0, 1.0 - 2.0]);
+    assert_eq!(
+        x[7..],
+        [1.0, -1.0],
+        "constant, then Black is not the first player"
+    );
+    let pooled = features(&pos, &feature_columns(&v, false), Color::White);
+    assert_eq!(pooled[5], 5.0 - 5.0);
 }
 
 #[test]

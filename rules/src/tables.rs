@@ -222,7 +222,7 @@ impl<B: Bitboard> Tables<B> {
                 for s in 0..n {
                     let sq = Square(s as u8);
                     let mut atoms: Vec<&Atom> = p.atoms.iter().filter(|a| !a.rider).collect();
-                    for (region, extra) in &p.moves_in {
+                    for (region, extra, _) in &p.moves_in {
                         if region[c] >> s & 1 == 1 {
                             atoms.extend(extra.iter());
                         }

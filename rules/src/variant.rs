@@ -57,8 +57,9 @@ pub struct PieceDef {
     pub letter: char,
     pub royal: bool,
     pub atoms: Vec<Atom>,
-    /// Extra atoms while standing in a region (per colour, mirrored for Black).
-    pub moves_in: Vec<(ByColor<SquareSet>, Vec<Atom>)>,
+    /// Extra atoms while standing in a region (per colour, mirrored for Black), with the
+    /// region's name (the piece-value fit counts the piece inside and outside apart).
+    pub moves_in: Vec<(ByColor<SquareSet>, Vec<Atom>, String)>,
     /// Where the piece may stand; all squares when unrestricted.
     pub stand: ByColor<SquareSet>,
     pub promotion: Option<Promotion>,
@@ -283,7 +284,7 @@ impl Variant {
                 && both(&p.stand)
                 && p.moves_in
                     .iter()
-                    .all(|(z, a)| both(z) && atoms_symmetric(a))
+                    .all(|(z, a, _)| both(z) && atoms_symmetric(a))
                 && p.promotion.as_ref().is_none_or(|pr| both(&pr.zone))
         });
         let Ok(start) = crate::Position::from_fen(self, &self.start_fen) else {

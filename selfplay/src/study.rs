@@ -534,22 +534,23 @@ pub fn format_study(arms: &[ArmResult]) -> String {
             .find_map(|a| a.report.piece_values.as_ref().map(|p| p.reference))
             .unwrap_or_default();
         let _ = writeln!(s, "\npiece values ({unit} = 1, 95% bootstrap over games)");
-        let mut letters: Vec<char> = Vec::new();
+        let mut keys: Vec<&str> = Vec::new();
         for a in arms {
             for p in a.report.piece_values.iter().flat_map(|p| &p.values) {
-                if !letters.contains(&p.letter) {
-                    letters.push(p.letter);
+                if !keys.contains(&p.key.as_str()) {
+                    keys.push(&p.key);
                 }
             }
         }
-        for l in letters {
-            let _ = write!(s, "  {l:<4}");
+        let w = keys.iter().map(|k| k.len()).max().unwrap_or(0).max(4);
+        for l in keys {
+            let _ = write!(s, "  {l:<w$}");
             for a in arms {
                 let cell = a
                     .report
                     .piece_values
                     .as_ref()
-                    .and_then(|pv| pv.values.iter().find(|p| p.letter == l))
+                    .and_then(|pv| pv.values.iter().find(|p| p.key == l))
                     .map_or("-".to_string(), |p| {
                         format!("{:.2} [{:.2}, {:.2}]", p.value, p.lower, p.upper)
                     });

@@ -52,6 +52,11 @@ pub struct AnalyzeArgs {
     /// Fit the piece values to decisive games only.
     #[arg(long)]
     pub decisive_only: bool,
+    /// Count a piece with extra moves in a region (the Xiangqi soldier across the river) as one
+    /// piece; by default it is fitted as two, outside (the unit, when it is the unit kind) and
+    /// inside the region (`P@across-river`).
+    #[arg(long)]
+    pub pool_regions: bool,
     /// Reference piece values to print beside the fit (TOML; configs/piece-values/ has
     /// Fairy-Stockfish's and the Xiangqi consensus); repeat for several.
     #[arg(long = "reference")]
@@ -70,6 +75,7 @@ impl AnalyzeArgs {
             min_ply: self.min_ply,
             stable_plies: self.stable_plies,
             decisive_only: self.decisive_only,
+            pool_regions: self.pool_regions,
             bootstrap: self.bootstrap,
             seed: self.seed,
             ..AnalysisOptions::default()

@@ -58,6 +58,10 @@ pub struct StudyArgs {
     /// Fit piece values on decisive games only.
     #[arg(long)]
     pub decisive_only: bool,
+    /// Count a piece with extra moves in a region (the Xiangqi soldier across the river) as
+    /// one piece in the fit, not as two.
+    #[arg(long)]
+    pub pool_regions: bool,
     /// Only analyse the games already played (no new games).
     #[arg(long)]
     pub analyze_only: bool,
@@ -292,6 +296,7 @@ pub fn run(a: StudyArgs) -> Result<()> {
         bootstrap: a.bootstrap,
         stable_plies: a.stable_plies,
         decisive_only: a.decisive_only,
+        pool_regions: a.pool_regions,
         exclude_terminations: study::FAILURE_TERMINATIONS
             .iter()
             .map(|t| t.to_string())

@@ -571,10 +571,7 @@ fn piece_values(page: &mut Page, id: &str, groups: &[(String, Value)], refs: &[R
         let Some(values) = d["values"].as_array() else {
             continue;
         };
-        let unit = d["reference"]
-            .as_str()
-            .and_then(|s| s.chars().next())
-            .unwrap_or('P');
+        let unit = d["reference"].as_str().unwrap_or("P").to_string();
         let unit_iv = pair(&json_interval(&d["reference_logit"]));
         let unit_ok = unit_iv.is_some_and(|(lo, hi)| lo > 0.0 || hi < 0.0);
         if !unit_ok {
@@ -586,14 +583,16 @@ fn piece_values(page: &mut Page, id: &str, groups: &[(String, Value)], refs: &[R
         }
         measured = true;
         for v in values {
-            let letter = v["letter"]
+            // `key` is the letter, or `letter@region` for a piece counted apart in a region.
+            let letter = v["key"]
                 .as_str()
-                .and_then(|s| s.chars().next())
-                .unwrap_or('?');
+                .or_else(|| v["letter"].as_str())
+                .unwrap_or("?")
+                .to_string();
             if letter.eq_ignore_ascii_case(&unit) {
                 continue;
             }
-            let reference = refs.first().and_then(|s| s.value_in(letter, unit));
+            let reference = refs.first().and_then(|s| s.value_in(&letter, &unit));
             bars.push(Bar {
                 label: if groups.len() > 1 {
                     format!("{letter} {}", label.chars().next().unwrap_or(' '))
@@ -621,7 +620,7 @@ fn piece_values(page: &mut Page, id: &str, groups: &[(String, Value)], refs: &[R
             ];
             for s in &refs {
                 row.push(
-                    s.value_in(letter, unit)
+                    s.value_in(&letter, &unit)
                         .map_or("-".into(), |x| format!("{x:.2}")),
                 );
             }

@@ -25,8 +25,8 @@ mod summary;
 use crate::error::{Error, Result};
 use crate::shard::{scan_games, SkippedShard};
 pub use piece_values::{
-    feature_kinds, features, fit_piece_values, logistic_fit, reference_kind, sample_positions,
-    PieceValue, PieceValues, Sample,
+    feature_columns, features, fit_piece_values, logistic_fit, reference_kind, sample_positions,
+    Column, PieceValue, PieceValues, Sample,
 };
 use polars::prelude::*;
 pub use references::ReferenceSet;
@@ -126,6 +126,9 @@ pub struct AnalysisOptions {
     /// Fit the values to decisive games only (draws carry little information on material and
     /// dilute it).
     pub decisive_only: bool,
+    /// Count a kind with extra moves inside a region (the Xiangqi soldier across the river)
+    /// as one piece wherever it stands, instead of as two (outside and inside the region).
+    pub pool_regions: bool,
     /// Bootstrap resamples for the piece-value intervals (0: none).
     pub bootstrap: usize,
     pub seed: u64,
@@ -144,6 +147,7 @@ impl Default for AnalysisOptions {
             min_ply: 6,
             stable_plies: 0,
             decisive_only: false,
+            pool_regions: false,
             bootstrap: 200,
             seed: 1,
             ridge: 1.0,

@@ -6,13 +6,19 @@ use super::{AnalysisOptions, GameRow};
 use crate::error::{FitError, Result};
 use serde::Serialize;
 use std::sync::Arc;
-use varzero_rules::{Color, Position, Variant};
+use varzero_rules::variant::SquareSet;
+use varzero_rules::{ByColor, Color, Position, Variant};
 use varzero_stats::{Interval, Rng};
 
 /// One piece kind's fitted value.
 #[derive(Clone, Debug, Serialize)]
 pub struct PieceValue {
     pub letter: char,
+    /// For a kind counted apart inside the region(s) where it moves differently: the region
+    /// (the Xiangqi soldier across the river), else None.
+    pub region: Option<String>,
+    /// The label: the letter, or `letter@region` (as in reference sets and the JSON maps).
+    pub key: String,
     pub name: String,
     /// Value in reference pieces, with its bootstrap interval.
     pub value: f64,
@@ -59,19 +65,80 @@ pub struct Sample {
     pub y: f64,
 }
 
-/// The non-royal kinds of a variant, in order.
-pub fn feature_kinds(v: &Variant) -> Vec<usize> {
-    (0..v.pieces.len())
-        .filter(|&k| !v.pieces[k].royal)
-        .collect()
+/// One material feature: a non-royal kind counted everywhere, or, for a kind with extra moves
+/// inside a region (`moves_in`: the Xiangqi soldier across the river), the kind outside and
+/// inside the region counted apart. Such a piece is two pieces of different worth (Xiangqi
+/// books value a soldier 1 before the river and 2 after it); pooled, its value is an average
+/// that depends on where the games' soldiers happened to stand.
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub kind: usize,
+    /// The squares (per colour) where this column counts the kind; None: everywhere.
+    pub squares: Option<ByColor<SquareSet>>,
+    /// The region's name for the inside column; None for the others.
+    pub region: Option<String>,
+}
+
+/// The feature columns of a variant: its non-royal kinds in order, each kind with region
+/// moves split in two (outside, then inside) when `split_regions`.
+pub fn feature_columns(v: &Variant, split_regions: bool) -> Vec<Column> {
+    let mut out = Vec::new();
+    for (kind, p) in v.pieces.iter().enumerate() {
+        if p.royal {
+            continue;
+        }
+        if !split_regions || p.moves_in.is_empty() {
+            out.push(Column {
+                kind,
+                squares: None,
+                region: None,
+            });
+            continue;
+        }
+        let mut inside: ByColor<SquareSet> = ByColor::new(0, 0);
+        let mut names: Vec<&str> = Vec::new();
+        for (zone, _, name) in &p.moves_in {
+            for c in [Color::White, Color::Black] {
+                inside[c] |= zone[c];
+            }
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+        out.push(Column {
+            kind,
+            squares: Some(ByColor::new(!inside[Color::White], !inside[Color::Black])),
+            region: None,
+        });
+        out.push(Column {
+            kind,
+            squares: Some(inside),
+            region: Some(names.join("+")),
+        });
+    }
+    out
 }
 
 /// The features of a position (see [`Sample::x`]) for its side to move.
-pub fn features(pos: &Position, kinds: &[usize], first: Color) -> Vec<f64> {
+pub fn features(pos: &Position, columns: &[Column], first: Color) -> Vec<f64> {
     let stm = pos.side_to_move();
-    let mut x: Vec<f64> = kinds
+    let count = |col: &Column, c: Color| -> f64 {
+        match &col.squares {
+            None => pos.count(col.kind, c) as f64,
+            Some(sq) => {
+                let mut n = 0;
+                pos.for_each_piece(c, |s, k| {
+                    if k == col.kind && sq[c] >> s.0 & 1 == 1 {
+                        n += 1;
+                    }
+                });
+                n as f64
+            }
+        }
+    };
+    let mut x: Vec<f64> = columns
         .iter()
-        .map(|&k| pos.count(k, stm) as f64 - pos.count(k, !stm) as f64)
+        .map(|col| count(col, stm) - count(col, !stm))
         .collect();
     x.push(1.0);
     x.push(if stm == first { 1.0 } else { -1.0 });
@@ -85,7 +152,7 @@ pub fn sample_positions(
     games: &[GameRow],
     opts: &AnalysisOptions,
 ) -> (Vec<Sample>, usize) {
-    let kinds = feature_kinds(v);
+    let columns = feature_columns(v, !opts.pool_regions);
     let mut out = Vec::new();
     let mut bad = 0;
     let mut rng = Rng::new(opts.seed ^ 0x5a5a_0f0f);
@@ -122,7 +189,7 @@ pub fn sample_positions(
                 } else {
                     1.0 - white
                 };
-                candidates.push((features(&pos, &kinds, first), y));
+                candidates.push((features(&pos, &columns, first), y));
             }
             settled = if capture || mv.promotion().is_some() {
                 0
@@ -308,12 +375,25 @@ pub fn fit_piece_values(
     samples: &[Sample],
     opts: &AnalysisOptions,
 ) -> Result<PieceValues> {
-    let kinds = feature_kinds(v);
+    let kinds = feature_columns(v, !opts.pool_regions);
     let (reference, rule) = reference_kind(v).ok_or(FitError::NoPiece)?;
+    // The unit is the reference kind outside any region where it moves differently (the
+    // soldier before the river), the first column of its kind.
     let ri = kinds
         .iter()
-        .position(|&k| k == reference)
+        .position(|c| c.kind == reference)
         .expect("the reference is not royal");
+    let rule = match (&kinds[ri].squares, kinds.get(ri + 1)) {
+        (
+            Some(_),
+            Some(Column {
+                region: Some(r), ..
+            }),
+        ) => {
+            format!("{rule}, outside {r}")
+        }
+        _ => rule.to_string(),
+    };
     if samples.len() < 20 {
         return Err(FitError::TooFewSamples {
             samples: samples.len(),
@@ -364,12 +444,22 @@ pub fn fit_piece_values(
     let values = kinds
         .iter()
         .enumerate()
-        .map(|(j, &k)| {
+        .map(|(j, col)| {
+            let k = col.kind;
             let value = beta[j] / beta[ri];
             let iv = interval(j, value);
+            let letter = v.pieces[k].letter;
             PieceValue {
-                letter: v.pieces[k].letter,
-                name: v.pieces[k].name.clone(),
+                letter,
+                region: col.region.clone(),
+                key: match &col.region {
+                    Some(r) => format!("{letter}@{r}"),
+                    None => letter.to_string(),
+                },
+                name: match &col.region {
+                    Some(r) => format!("{} in {r}", v.pieces[k].name),
+                    None => v.pieces[k].name.clone(),
+                },
                 value,
                 lower: iv.lower,
                 upper: iv.upper,
@@ -381,7 +471,7 @@ pub fn fit_piece_values(
         .collect();
     Ok(PieceValues {
         reference: v.pieces[reference].letter,
-        reference_rule: rule.to_string(),
+        reference_rule: rule,
         samples: samples.len(),
         games: present.len(),
         values,

@@ -305,7 +305,7 @@ where
         )))?;
         if text {
             chart.draw_series(std::iter::once(Text::new(
-                p.letter.to_string(),
+                p.key.clone(),
                 (x + 0.45, bottom - pad * 0.5),
                 ("sans-serif", 16).into_font().color(&BLACK),
             )))?;

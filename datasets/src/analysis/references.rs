@@ -7,6 +7,7 @@
 //! [values]   # by FEN letter, in any unit: they are shown in the fit's unit
 //! r = 9.0
 //! p = 1.0
+//! "p@across-river" = 2.0   # a piece counted apart inside a region where it moves differently
 //! ```
 
 use crate::error::{Error, Result};
@@ -21,7 +22,8 @@ pub struct ReferenceSet {
     pub source: String,
     /// The variant the values are for (our name; a group of another variant is not compared).
     pub variant: String,
-    /// Values by FEN letter (case-insensitive).
+    /// Values by FEN letter (case-insensitive), or `letter@region` for a piece inside a region
+    /// where it has extra moves (the fit's label for it).
     pub values: BTreeMap<String, f64>,
 }
 
@@ -65,29 +67,45 @@ impl ReferenceSet {
         };
         let set: ReferenceSet = toml::from_str(text).map_err(|e| bad(e.message().to_string()))?;
         for (k, v) in &set.values {
-            if k.chars().count() != 1 || !v.is_finite() || *v <= 0.0 {
+            let mut chars = k.chars();
+            let letter_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
+            let rest: String = chars.collect();
+            let region_ok = rest.is_empty()
+                || rest.strip_prefix('@').is_some_and(|r| {
+                    !r.is_empty()
+                        && r.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "-_+".contains(c))
+                });
+            if !letter_ok || !region_ok || !v.is_finite() || *v <= 0.0 {
                 return Err(bad(format!(
-                    "values.{k} = {v}: a key is one FEN letter, a value a positive number"
+                    "values.{k} = {v}: a key is one FEN letter (or letter@region), a value a \
+                     positive number"
                 )));
             }
         }
         Ok(set)
     }
 
-    fn raw(&self, letter: char) -> Option<f64> {
+    /// The value under a fit's label: a letter (any case), or `letter@region`.
+    fn raw(&self, key: &str) -> Option<f64> {
+        let split = |k: &str| {
+            let mut c = k.chars();
+            (
+                c.next().map(|l| l.to_ascii_uppercase()),
+                c.as_str().to_string(),
+            )
+        };
+        let want = split(key);
         self.values
             .iter()
-            .find(|(k, _)| {
-                k.chars()
-                    .next()
-                    .is_some_and(|c| c.eq_ignore_ascii_case(&letter))
-            })
+            .find(|(k, _)| split(k) == want)
             .map(|(_, v)| *v)
     }
 
-    /// The value of `letter` in units of `unit` (None when the set lacks either).
-    pub fn value_in(&self, letter: char, unit: char) -> Option<f64> {
-        Some(self.raw(letter)? / self.raw(unit)?)
+    /// The value of the piece labelled `key` (a FEN letter, or `letter@region`) in units of
+    /// `unit` (None when the set lacks either).
+    pub fn value_in(&self, key: &str, unit: &str) -> Option<f64> {
+        Some(self.raw(key)? / self.raw(unit)?)
     }
 
     /// Whether the set is for `variant` (our name).

@@ -12,8 +12,8 @@ impl GroupReport {
         let mut intervals = Map::new();
         if let Some(pv) = &self.piece_values {
             for p in &pv.values {
-                values.insert(p.letter.to_string(), json!(p.value));
-                intervals.insert(p.letter.to_string(), json!([p.lower, p.upper]));
+                values.insert(p.key.clone(), json!(p.value));
+                intervals.insert(p.key.clone(), json!([p.lower, p.upper]));
             }
         }
         let terminations: Map<String, Value> = self
@@ -128,9 +128,24 @@ pub fn format_reports_with(reports: &[GroupReport], references: &[ReferenceSet])
                     "piece values ({} = 1, {}; {} positions of {} games; 95% bootstrap):",
                     pv.reference, pv.reference_rule, pv.samples, pv.games
                 );
+                // Column widths that fit `P@across-river` and its name.
+                let w = pv
+                    .values
+                    .iter()
+                    .map(|p| p.key.len())
+                    .max()
+                    .unwrap_or(0)
+                    .max(6);
+                let n = pv
+                    .values
+                    .iter()
+                    .map(|p| p.name.len())
+                    .max()
+                    .unwrap_or(0)
+                    .max(14);
                 let mut head = format!(
-                    "  {:<6} {:<14} {:>7}  {:<17} {:>7} {:>6}  {:>9}",
-                    "letter", "name", "value", "interval", "logit", "file", "imbalanced"
+                    "  {:<w$} {:<n$} {:>7}  {:<17} {:>7} {:>6}  {:>9}",
+                    "piece", "name", "value", "interval", "logit", "file", "imbalanced"
                 );
                 for i in 0..refs.len() {
                     head.push_str(&format!(" {:>6}", format!("ref{}", i + 1)));
@@ -138,8 +153,8 @@ pub fn format_reports_with(reports: &[GroupReport], references: &[ReferenceSet])
                 let _ = writeln!(s, "{head}");
                 for p in &pv.values {
                     let mut line = format!(
-                        "  {:<6} {:<14} {:>7.2}  [{:>6.2}, {:>6.2}] {:>7.3} {:>6.1}  {:>9}",
-                        p.letter,
+                        "  {:<w$} {:<n$} {:>7.2}  [{:>6.2}, {:>6.2}] {:>7.3} {:>6.1}  {:>9}",
+                        p.key,
                         p.name,
                         p.value,
                         p.lower,
@@ -149,7 +164,7 @@ pub fn format_reports_with(reports: &[GroupReport], references: &[ReferenceSet])
                         p.imbalanced_samples
                     );
                     for x in &refs {
-                        match x.value_in(p.letter, pv.reference) {
+                        match x.value_in(&p.key, &pv.reference.to_string()) {
                             Some(v) => line.push_str(&format!(" {v:>6.2}")),
                             None => line.push_str(&format!(" {:>6}", "-")),
                         }

@@ -132,7 +132,7 @@ fn moves_in(
     key: &dyn Fn(&str) -> String,
     cx: &Context,
     problems: &mut Problems,
-) -> Vec<(ByColor<SquareSet>, Vec<Atom>)> {
+) -> Vec<(ByColor<SquareSet>, Vec<Atom>, String)> {
     let mut moves_in = Vec::new();
     for (i, rm) in pc.moves_in.iter().enumerate() {
         let r = cx.regions.get(&rm.region).copied();
@@ -151,7 +151,7 @@ fn moves_in(
                     );
                 }
                 if let Some(r) = r {
-                    moves_in.push((r, a));
+                    moves_in.push((r, a, rm.region.clone()));
                 }
             }
             Err(e) => problems.push(
