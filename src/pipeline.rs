@@ -55,6 +55,11 @@ pub struct PipelineConfig {
     /// next to self-play with a net, and the first net learns more from more of them.
     #[serde(default)]
     pub gen0_games: Option<u64>,
+    /// Optimizer steps of the first net (default `train.steps`): the first net learns from
+    /// scratch on generation 0's games, where a teacher's thousands of games are more than one
+    /// generation's steps see in one pass.
+    #[serde(default)]
+    pub gen1_steps: Option<u64>,
     /// Rate each new net (its match and its ladder climb) on a second thread while self-play
     /// and training make the next one: training runs on one core, and the rating fills the
     /// other. Needs `gating = false` (self-play would otherwise wait for the match's verdict).
@@ -162,6 +167,9 @@ impl PipelineConfig {
         );
         if let Some(g) = self.gen0_games {
             p.check(g >= 1, "gen0_games", "at least 1", g);
+        }
+        if let Some(n) = self.gen1_steps {
+            p.check(n >= 1, "gen1_steps", "at least 1", n);
         }
         if let Err(e) = varzero_eval_net::parse_device(&self.device) {
             p.0.push(format!("device: {e}"));
@@ -555,7 +563,11 @@ pub fn train_generation(
     let out = dir.join("training").join(format!("gen-{next:03}"));
     let usage = Usage::start();
     varzero_eval_net::share_threads(1);
-    let bar = crate::progress::progress_bar(quiet, cfg.train.steps, "steps");
+    let mut train = cfg.train.clone();
+    if let (1, Some(n)) = (next, cfg.gen1_steps) {
+        train.steps = n;
+    }
+    let bar = crate::progress::progress_bar(quiet, train.steps, "steps");
     let t = Instant::now();
     let cpu = cpu_seconds();
     let summary = varzero_trainer::train(
@@ -563,7 +575,7 @@ pub fn train_generation(
         &data,
         &out,
         net.as_deref(),
-        &cfg.train,
+        &train,
         varzero_eval_net::parse_device(&cfg.device).map_err(anyhow::Error::msg)?,
         &mut |l| {
             bar.set_position(l.step);

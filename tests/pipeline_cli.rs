@@ -497,6 +497,7 @@ games_per_generation = 4
 match_games = 2
 match_playouts = 4
 gen0 = "uci:{}@nodes=8"
+gen1_steps = 6
 [search]
 playouts = 8
 [selfplay]
@@ -536,6 +537,8 @@ channels = 8
         .lines()
         .map(|l| l.rsplit('\t').next().unwrap().split_whitespace().count())
         .sum();
+    // The first net trains gen1_steps (6), not train.steps (4).
+    assert!(stdout.contains("gen 1: trained 6 steps"), "{stdout}");
     assert!(
         stdout.contains(&format!("on {moves} positions")),
         "every move of the teacher is a training position ({moves}): {stdout}"

@@ -457,7 +457,7 @@ pub fn fit_piece_values(
                     None => letter.to_string(),
                 },
                 name: match &col.region {
-                    Some(r) => format!("{} in {r}", v.pieces[k].name),
+                    Some(r) => format!("{}, {r}", v.pieces[k].name),
                     None => v.pieces[k].name.clone(),
                 },
                 value,
