@@ -4,6 +4,7 @@
 
 use super::{AnalysisOptions, GameRow};
 use crate::error::{FitError, Result};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Arc;
 use varzero_rules::variant::SquareSet;
@@ -417,23 +418,28 @@ pub fn fit_piece_values(
         by_game[s.game].push(i);
     }
     let present: Vec<usize> = (0..games).filter(|&g| !by_game[g].is_empty()).collect();
-    let mut rng = Rng::new(opts.seed ^ 0xb007_5742);
+    // Each resample draws from its own seed, so the intervals do not depend on the threads.
+    let fits: Vec<Option<Vec<f64>>> = (0..opts.bootstrap)
+        .into_par_iter()
+        .map(|r| {
+            let mut rng = Rng::new(Rng::derive(opts.seed ^ 0xb007_5742, r as u64));
+            let mut w = vec![0.0; samples.len()];
+            for _ in 0..present.len() {
+                let g = present[rng.below(present.len())];
+                for &i in &by_game[g] {
+                    w[i] += 1.0;
+                }
+            }
+            logistic_fit(samples, &w, opts.ridge)
+        })
+        .collect();
     let mut draws: Vec<Vec<f64>> = vec![Vec::new(); d];
     let mut ref_draws: Vec<f64> = Vec::new();
-    for _ in 0..opts.bootstrap {
-        let mut w = vec![0.0; samples.len()];
-        for _ in 0..present.len() {
-            let g = present[rng.below(present.len())];
-            for &i in &by_game[g] {
-                w[i] += 1.0;
-            }
-        }
-        if let Some(b) = logistic_fit(samples, &w, opts.ridge) {
-            ref_draws.push(b[ri]);
-            for j in 0..d {
-                // Piece columns scaled by the reference; the two extra terms stay logits.
-                draws[j].push(if j < kinds.len() { b[j] / b[ri] } else { b[j] });
-            }
+    for b in fits.into_iter().flatten() {
+        ref_draws.push(b[ri]);
+        for j in 0..d {
+            // Piece columns scaled by the reference; the two extra terms stay logits.
+            draws[j].push(if j < kinds.len() { b[j] / b[ri] } else { b[j] });
         }
     }
     for dj in &mut draws {
