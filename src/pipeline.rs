@@ -944,7 +944,7 @@ pub fn ladder_generation(
         if let Some(x) = ratings.iter().find(|x| x.player == r.player) {
             let h = cpu_hours_to(dir, g);
             csv.push_str(&format!(
-                "{g},{},{:.1},{:.1},{},{:.4}\n",
+                "{g},{},{:.1},{:.1},{},{:.6}\n",
                 x.player, x.elo, x.error, x.games, h
             ));
             points.push(varzero_trainer::EloPoint {
