@@ -199,6 +199,8 @@ impl Net {
     /// Loads a net saved for `variant`; a net for other rules or another encoding is an error
     /// that says what differs.
     pub fn load(path: &Path, variant: &Arc<Variant>, device: Device) -> Result<Net> {
+        // The file that was named is reported missing, not its sidecar.
+        std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
         let meta = Self::read_meta(path)?;
         let mut diffs = Vec::new();
         if meta.format != NET_FORMAT {

@@ -186,3 +186,16 @@ fn a_net_for_other_rules_is_refused_with_the_difference() {
         .to_string();
     assert!(err.contains("rules hash"), "{err}");
 }
+
+#[test]
+fn a_missing_net_is_named_not_its_sidecar() {
+    let v = Variant::builtin("makruk").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("absent.safetensors");
+    let err = Net::load(&path, &v, Device::Cpu)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.starts_with(&path.display().to_string()), "{err}");
+    assert!(!err.contains(".json"), "{err}");
+}
