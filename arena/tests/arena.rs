@@ -101,6 +101,7 @@ fn player_specs() {
         "material@64,root=gumbal",
         "material@64,c_pucct=2",
         "material@64,c_puct=-1",
+        "material@64,tactics=1.5",
         "material@64,root",
     ] {
         let e = PlayerSpec::parse(bad).unwrap_err().to_string();

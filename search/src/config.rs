@@ -40,6 +40,10 @@ pub struct SearchConfig {
     /// Gumbel: σ(q) = (gumbel_c_visit + max visits) * gumbel_c_scale * q, q rescaled to [0, 1].
     pub gumbel_c_visit: f32,
     pub gumbel_c_scale: f32,
+    /// Weight of the tactical value (material resolved by a quiescence search, as the
+    /// `material` player's) in each leaf's value, 0 to 1; the rest is the evaluator's own, and
+    /// the priors stay the evaluator's. 0 leaves the evaluator alone ([`crate::TacticalBlend`]).
+    pub tactics: f32,
 }
 
 /// The root's selection rule.
@@ -80,6 +84,7 @@ impl Default for SearchConfig {
             gumbel_considered: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
+            tactics: 0.0,
         }
     }
 }
@@ -137,6 +142,7 @@ impl SearchConfig {
         for (name, x) in [
             ("dirichlet_epsilon", self.dirichlet_epsilon),
             ("cheap_fraction", self.cheap_fraction),
+            ("tactics", self.tactics),
         ] {
             p.check((0.0..=1.0).contains(&x), &k(name), "between 0 and 1", x);
         }

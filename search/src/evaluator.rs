@@ -227,6 +227,86 @@ impl Evaluator for MaterialEvaluator {
     }
 }
 
+/// Another evaluator (a net) whose leaf value is blended with the tactical value of
+/// [`MaterialEvaluator`]: `(1 - weight) * inner + weight * material`, win/draw/loss each; the
+/// priors stay the inner evaluator's. A net trained on a few CPU-hours misjudges positions with
+/// pieces en prise, which a quiescence search over captures resolves (docs/runs.md measures
+/// it); the search option `tactics` turns it on. The quiescence runs at the leaf, in the
+/// search's own thread, before the batch goes to the inner evaluator.
+pub struct TacticalBlend {
+    inner: Arc<dyn Evaluator>,
+    material: MaterialEvaluator,
+    weight: f32,
+    /// The inner evaluator's batch (inputs without the appended quiescence values), reused.
+    scratch: std::sync::Mutex<Batch>,
+}
+
+impl TacticalBlend {
+    /// `inner` itself when `weight` is 0.
+    pub fn wrap(
+        inner: Arc<dyn Evaluator>,
+        variant: &Arc<Variant>,
+        weight: f32,
+    ) -> Arc<dyn Evaluator> {
+        if weight <= 0.0 {
+            return inner;
+        }
+        Arc::new(TacticalBlend {
+            inner,
+            material: MaterialEvaluator::new(variant),
+            weight: weight.min(1.0),
+            scratch: Default::default(),
+        })
+    }
+}
+
+impl Evaluator for TacticalBlend {
+    fn id(&self) -> String {
+        format!("{}+tactics={}", self.inner.id(), self.weight)
+    }
+    fn input_len(&self) -> usize {
+        self.inner.input_len() + 1
+    }
+    fn encode(&self, pos: &Position, out: &mut [f32]) {
+        let n = self.inner.input_len();
+        self.inner.encode(pos, &mut out[..n]);
+        out[n] = self.material.tactics.static_eval(pos);
+    }
+    fn encode_leaf(&self, pos: &mut Position, moves: &[Move], out: &mut [f32], hints: &mut [f32]) {
+        let n = self.inner.input_len();
+        self.inner.encode_leaf(pos, moves, &mut out[..n], hints);
+        out[n] = self.material.tactics.quiesce(pos);
+    }
+    fn evaluate(&self, batch: &Batch, out: &mut Evaluation) {
+        let n = self.inner.input_len();
+        let stride = n + 1;
+        {
+            let mut sub = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+            sub.n = batch.n;
+            sub.input_len = n;
+            sub.inputs.clear();
+            for leaf in batch.inputs.chunks_exact(stride).take(batch.n) {
+                sub.inputs.extend_from_slice(&leaf[..n]);
+            }
+            sub.moves.clone_from(&batch.moves);
+            sub.ranges.clone_from(&batch.ranges);
+            sub.side_to_move.clone_from(&batch.side_to_move);
+            sub.hints.clone_from(&batch.hints);
+            self.inner.evaluate(&sub, out);
+        }
+        let w = self.weight;
+        for (i, v) in out.wdl.iter_mut().enumerate() {
+            let t = self.material.wdl(batch.inputs[i * stride + n]);
+            for k in 0..3 {
+                v[k] = (1.0 - w) * v[k] + w * t[k];
+            }
+        }
+    }
+    fn exploration(&self) -> f32 {
+        self.inner.exploration()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +321,39 @@ mod tests {
         let w = ev.wdl(-5.0);
         assert!(w[2] > w[0]);
         assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn blend_keeps_priors_and_mixes_values() {
+        let v = Variant::builtin("makruk").unwrap();
+        // White to move can take an undefended rook: the raw balance is even, the quiescence
+        // value a rook up; the uniform evaluator's value is 1/4, 1/2, 1/4.
+        let mut pos = Position::from_fen(&v, "4k3/8/8/8/8/8/r7/R3K3 w - - 0 1").unwrap();
+        let blend = TacticalBlend::wrap(Arc::new(UniformEvaluator), &v, 0.5);
+        assert_eq!(blend.id(), "uniform+tactics=0.5");
+        let moves = pos.legal_moves();
+        let mut batch = Batch::default();
+        batch.push_leaf(&*blend, &mut pos, moves.as_slice());
+        batch.push_leaf(&*blend, &mut pos, moves.as_slice());
+        let mut out = Evaluation::default();
+        blend.evaluate(&batch, &mut out);
+        let k = moves.len() as f32;
+        assert!(out.priors.iter().all(|&p| (p - 1.0 / k).abs() < 1e-6));
+        let m = MaterialEvaluator::new(&v);
+        let q = m.tactics.quiesce(&mut pos);
+        assert!(q > 4.0, "quiescence should see the rook: {q}");
+        let t = m.wdl(q);
+        for wdl in &out.wdl {
+            for i in 0..3 {
+                let want = 0.5 * [0.25, 0.5, 0.25][i] + 0.5 * t[i];
+                assert!((wdl[i] - want).abs() < 1e-6, "{wdl:?}");
+            }
+        }
+        // Weight 0 is the inner evaluator itself.
+        assert_eq!(
+            TacticalBlend::wrap(Arc::new(UniformEvaluator), &v, 0.0).id(),
+            "uniform"
+        );
     }
 }
 

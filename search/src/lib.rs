@@ -19,7 +19,7 @@ pub mod tree;
 pub use config::{Problems, RootSearch, SearchConfig};
 pub use evaluator::{
     Batch, BuiltinEvaluators, Evaluation, Evaluator, EvaluatorResolver, MaterialEvaluator,
-    ResolveError, UniformEvaluator,
+    ResolveError, TacticalBlend, UniformEvaluator,
 };
 pub use gumbel::GumbelParams;
 pub use round::{best_move, Round};

@@ -85,8 +85,8 @@ impl Generator {
         run: SelfplayConfig,
     ) -> Generator {
         Generator {
+            evaluator: varzero_search::TacticalBlend::wrap(evaluator, &variant, search.tactics),
             variant,
-            evaluator,
             search,
             run,
             stats: Arc::default(),

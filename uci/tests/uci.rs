@@ -377,6 +377,7 @@ fn bad_commands_get_info_string_errors_and_change_nothing() {
             "VariantPath",
         ),
         ("setoption name CPuct value -1", "CPuct"),
+        ("setoption name Tactics value 2", "Tactics '2'"),
         ("setoption UCI_Variant", "expected 'setoption name"),
         ("go nodes lots", "needs a number"),
         ("go sideways", "unknown 'go' parameter"),
@@ -398,6 +399,8 @@ fn bad_commands_get_info_string_errors_and_change_nothing() {
     s.send("d");
     let fen = s.expect_prefix("info string Fen:");
     assert!(fen.contains(" b "), "{fen}");
+    // The net-free evaluator blended with the tactical value still searches to a legal move.
+    s.send("setoption name Tactics value 0.5");
     s.send("go nodes 30");
     let best = s.expect_prefix("bestmove");
     bestmove_is_legal("makruk", None, &["e3e4"], &best);
