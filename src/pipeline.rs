@@ -506,6 +506,7 @@ pub fn selfplay_games(
         search.playouts = p;
     }
     let g = Arc::new(Generator::new(v.clone(), ev.clone(), search, run));
+    let ev_id = g.evaluator.id();
     let cpu = cpu_seconds();
     let (s, key) = match &range {
         None => (
@@ -534,7 +535,7 @@ pub fn selfplay_games(
             .as_ref()
             .map(|r| format!(" games {}..{}", r.start, r.end))
             .unwrap_or_default(),
-        ev.id(),
+        ev_id,
         s.games_played,
         s.games_already_done,
         s.positions,
