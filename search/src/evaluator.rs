@@ -96,6 +96,11 @@ pub trait Evaluator: Send + Sync {
     fn exploration(&self) -> f32 {
         1.0
     }
+    /// Whether the value already is the tactical one (`material`): blending it with itself
+    /// would only run the quiescence search twice per leaf.
+    fn is_tactical(&self) -> bool {
+        false
+    }
 }
 
 fn uniform_priors(batch: &Batch, out: &mut Evaluation) {
@@ -199,6 +204,9 @@ impl Evaluator for MaterialEvaluator {
     fn exploration(&self) -> f32 {
         self.exploration
     }
+    fn is_tactical(&self) -> bool {
+        self.tactical
+    }
     fn encode_leaf(&self, pos: &mut Position, moves: &[Move], out: &mut [f32], hints: &mut [f32]) {
         if !self.tactical {
             return self.encode(pos, out);
@@ -242,13 +250,13 @@ pub struct TacticalBlend {
 }
 
 impl TacticalBlend {
-    /// `inner` itself when `weight` is 0.
+    /// `inner` itself when `weight` is 0 or its value is already the tactical one.
     pub fn wrap(
         inner: Arc<dyn Evaluator>,
         variant: &Arc<Variant>,
         weight: f32,
     ) -> Arc<dyn Evaluator> {
-        if weight <= 0.0 {
+        if weight <= 0.0 || inner.is_tactical() {
             return inner;
         }
         Arc::new(TacticalBlend {
@@ -354,6 +362,9 @@ mod tests {
             TacticalBlend::wrap(Arc::new(UniformEvaluator), &v, 0.0).id(),
             "uniform"
         );
+        // The material player is not blended with itself.
+        let m: Arc<dyn Evaluator> = Arc::new(MaterialEvaluator::new(&v));
+        assert_eq!(TacticalBlend::wrap(m, &v, 0.5).id(), "material");
     }
 }
 
