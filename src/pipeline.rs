@@ -60,6 +60,11 @@ pub struct PipelineConfig {
     /// generation's steps see in one pass.
     #[serde(default)]
     pub gen1_steps: Option<u64>,
+    /// Training window of the first net (default `train.window`): net 1 learns from all of a
+    /// teacher's positions, while later nets train on a `train.window` small enough that the
+    /// newest self-play games are most of it (docs/runs.md: measured, not in a shipped config).
+    #[serde(default)]
+    pub gen1_window: Option<usize>,
     /// Rate each new net (its match and its ladder climb) on a second thread while self-play
     /// and training make the next one: training runs on one core, and the rating fills the
     /// other. Needs `gating = false` (self-play would otherwise wait for the match's verdict).
@@ -170,6 +175,9 @@ impl PipelineConfig {
         }
         if let Some(n) = self.gen1_steps {
             p.check(n >= 1, "gen1_steps", "at least 1", n);
+        }
+        if let Some(w) = self.gen1_window {
+            p.check(w >= 1, "gen1_window", "at least 1", w);
         }
         if let Err(e) = varzero_eval_net::parse_device(&self.device) {
             p.0.push(format!("device: {e}"));
@@ -567,6 +575,9 @@ pub fn train_generation(
     let mut train = cfg.train.clone();
     if let (1, Some(n)) = (next, cfg.gen1_steps) {
         train.steps = n;
+    }
+    if let (1, Some(w)) = (next, cfg.gen1_window) {
+        train.window = w;
     }
     let bar = crate::progress::progress_bar(quiet, train.steps, "steps");
     let t = Instant::now();

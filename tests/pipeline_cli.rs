@@ -498,6 +498,7 @@ match_games = 2
 match_playouts = 4
 gen0 = "uci:{}@nodes=8"
 gen1_steps = 6
+gen1_window = 100000
 [search]
 playouts = 8
 [selfplay]
@@ -505,6 +506,7 @@ threads = 2
 [train]
 steps = 4
 batch_size = 16
+window = 5
 [train.arch]
 blocks = 1
 channels = 8
@@ -537,7 +539,8 @@ channels = 8
         .lines()
         .map(|l| l.rsplit('\t').next().unwrap().split_whitespace().count())
         .sum();
-    // The first net trains gen1_steps (6), not train.steps (4).
+    // The first net trains gen1_steps (6), not train.steps (4), on gen1_window (all the
+    // teacher's positions), not train.window (5).
     assert!(stdout.contains("gen 1: trained 6 steps"), "{stdout}");
     assert!(
         stdout.contains(&format!("on {moves} positions")),
