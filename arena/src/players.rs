@@ -238,7 +238,7 @@ impl PlayerSpec {
                 cfg.playouts = *playouts;
                 Arc::new(SearchPlayerFactory {
                     name: spec.to_string(),
-                    evaluator: varzero_search::TacticalBlend::wrap(ev, variant, cfg.tactics),
+                    evaluator: varzero_search::TacticalBlend::for_search(ev, variant, &cfg),
                     cfg,
                 })
             }

@@ -44,6 +44,11 @@ pub struct SearchConfig {
     /// `material` player's) in each leaf's value, 0 to 1; the rest is the evaluator's own, and
     /// the priors stay the evaluator's. 0 leaves the evaluator alone ([`crate::TacticalBlend`]).
     pub tactics: f32,
+    /// Weight of the tactical priors (the `material` player's: a softmax of what each move wins
+    /// or loses by exchange, checks and mates) in each leaf's priors, 0 to 1, mixed
+    /// geometrically: prior ∝ evaluator^(1 − w) × tactical^w, so a move that hangs a piece
+    /// keeps little of the prior a small net gives it. 0 leaves the priors alone.
+    pub tactics_priors: f32,
 }
 
 /// The root's selection rule.
@@ -85,6 +90,7 @@ impl Default for SearchConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
             tactics: 0.0,
+            tactics_priors: 0.0,
         }
     }
 }
@@ -143,6 +149,7 @@ impl SearchConfig {
             ("dirichlet_epsilon", self.dirichlet_epsilon),
             ("cheap_fraction", self.cheap_fraction),
             ("tactics", self.tactics),
+            ("tactics_priors", self.tactics_priors),
         ] {
             p.check((0.0..=1.0).contains(&x), &k(name), "between 0 and 1", x);
         }
@@ -202,13 +209,19 @@ mod tests {
             playouts: 0,
             c_puct: -1.0,
             cheap_fraction: f32::NAN,
+            tactics_priors: 1.5,
             ..SearchConfig::default()
         };
         s.check("search", &mut p);
         let text = p.to_string();
-        for key in ["search.playouts", "search.c_puct", "search.cheap_fraction"] {
+        for key in [
+            "search.playouts",
+            "search.c_puct",
+            "search.cheap_fraction",
+            "search.tactics_priors",
+        ] {
             assert!(text.contains(key), "{key} not named: {text}");
         }
-        assert_eq!(p.0.len(), 3, "{text}");
+        assert_eq!(p.0.len(), 4, "{text}");
     }
 }

@@ -173,6 +173,18 @@ impl MaterialEvaluator {
         self.tactics.material(pos)
     }
 
+    /// The priors of one leaf from its moves' hints: a softmax over `prior_temperature`.
+    pub fn priors(&self, hints: &[f32], out: &mut [f32]) {
+        let max = hints.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+        for (p, &x) in out.iter_mut().zip(hints) {
+            *p = ((x - max) / self.prior_temperature.max(1e-3)).exp();
+        }
+        let sum: f32 = out.iter().sum();
+        for p in out.iter_mut() {
+            *p /= sum.max(f32::MIN_POSITIVE);
+        }
+    }
+
     /// The WDL of a balance: the expected score is logistic in the balance, and the draw share
     /// shrinks as the balance grows.
     pub fn wdl(&self, balance: f32) -> [f32; 3] {
@@ -217,17 +229,12 @@ impl Evaluator for MaterialEvaluator {
     fn evaluate(&self, batch: &Batch, out: &mut Evaluation) {
         out.priors.clear();
         for &(a, b) in &batch.ranges {
-            let h = &batch.hints[a as usize..b as usize];
-            let max = h.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
             let start = out.priors.len();
-            out.priors.extend(
-                h.iter()
-                    .map(|&x| ((x - max) / self.prior_temperature.max(1e-3)).exp()),
+            out.priors.resize(start + (b - a) as usize, 0.0);
+            self.priors(
+                &batch.hints[a as usize..b as usize],
+                &mut out.priors[start..],
             );
-            let sum: f32 = out.priors[start..].iter().sum();
-            for p in &mut out.priors[start..] {
-                *p /= sum.max(f32::MIN_POSITIVE);
-            }
         }
         out.wdl.clear();
         out.wdl
@@ -236,41 +243,66 @@ impl Evaluator for MaterialEvaluator {
 }
 
 /// Another evaluator (a net) whose leaf value is blended with the tactical value of
-/// [`MaterialEvaluator`]: `(1 - weight) * inner + weight * material`, win/draw/loss each; the
-/// priors stay the inner evaluator's. A net trained on a few CPU-hours misjudges positions with
-/// pieces en prise, which a quiescence search over captures resolves (docs/runs.md measures
-/// it); the search option `tactics` turns it on. The quiescence runs at the leaf, in the
+/// [`MaterialEvaluator`]: `(1 - weight) * inner + weight * material`, win/draw/loss each; and
+/// whose priors may be mixed with the material player's, geometrically with `prior_weight`. A
+/// net trained on a few CPU-hours misjudges positions with pieces en prise, which a quiescence
+/// search over captures resolves, and puts prior on moves that hang a piece, which the
+/// exchange hints see (docs/runs.md measures both); the search options `tactics` and
+/// `tactics_priors` turn them on. The quiescence search and the hints run at the leaf, in the
 /// search's own thread, before the batch goes to the inner evaluator.
 pub struct TacticalBlend {
     inner: Arc<dyn Evaluator>,
     material: MaterialEvaluator,
     weight: f32,
+    prior_weight: f32,
     /// The inner evaluator's batch (inputs without the appended quiescence values), reused.
-    scratch: std::sync::Mutex<Batch>,
+    scratch: std::sync::Mutex<(Batch, Vec<f32>)>,
 }
 
 impl TacticalBlend {
-    /// `inner` itself when `weight` is 0 or its value is already the tactical one.
+    /// `inner` itself when both weights are 0 or its value is already the tactical one.
     pub fn wrap(
         inner: Arc<dyn Evaluator>,
         variant: &Arc<Variant>,
         weight: f32,
+        prior_weight: f32,
     ) -> Arc<dyn Evaluator> {
-        if weight <= 0.0 || inner.is_tactical() {
+        if (weight <= 0.0 && prior_weight <= 0.0) || inner.is_tactical() {
             return inner;
         }
         Arc::new(TacticalBlend {
             inner,
             material: MaterialEvaluator::new(variant),
-            weight: weight.min(1.0),
+            weight: weight.clamp(0.0, 1.0),
+            prior_weight: prior_weight.clamp(0.0, 1.0),
             scratch: Default::default(),
         })
+    }
+
+    /// The blend a search config asks for ([`SearchConfig::tactics`] and
+    /// [`SearchConfig::tactics_priors`]).
+    ///
+    /// [`SearchConfig::tactics`]: crate::SearchConfig::tactics
+    /// [`SearchConfig::tactics_priors`]: crate::SearchConfig::tactics_priors
+    pub fn for_search(
+        inner: Arc<dyn Evaluator>,
+        variant: &Arc<Variant>,
+        cfg: &crate::SearchConfig,
+    ) -> Arc<dyn Evaluator> {
+        Self::wrap(inner, variant, cfg.tactics, cfg.tactics_priors)
     }
 }
 
 impl Evaluator for TacticalBlend {
     fn id(&self) -> String {
-        format!("{}+tactics={}", self.inner.id(), self.weight)
+        let mut id = self.inner.id();
+        if self.weight > 0.0 {
+            id += &format!("+tactics={}", self.weight);
+        }
+        if self.prior_weight > 0.0 {
+            id += &format!("+tactics_priors={}", self.prior_weight);
+        }
+        id
     }
     fn input_len(&self) -> usize {
         self.inner.input_len() + 1
@@ -283,30 +315,54 @@ impl Evaluator for TacticalBlend {
     fn encode_leaf(&self, pos: &mut Position, moves: &[Move], out: &mut [f32], hints: &mut [f32]) {
         let n = self.inner.input_len();
         self.inner.encode_leaf(pos, moves, &mut out[..n], hints);
-        out[n] = self.material.tactics.quiesce(pos);
+        if self.weight > 0.0 {
+            out[n] = self.material.tactics.quiesce(pos);
+        }
+        if self.prior_weight > 0.0 {
+            self.material.tactics.move_hints(pos, moves, hints);
+        }
     }
     fn evaluate(&self, batch: &Batch, out: &mut Evaluation) {
         let n = self.inner.input_len();
         let stride = n + 1;
-        {
-            let mut sub = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
-            sub.n = batch.n;
-            sub.input_len = n;
-            sub.inputs.clear();
-            for leaf in batch.inputs.chunks_exact(stride).take(batch.n) {
-                sub.inputs.extend_from_slice(&leaf[..n]);
-            }
-            sub.moves.clone_from(&batch.moves);
-            sub.ranges.clone_from(&batch.ranges);
-            sub.side_to_move.clone_from(&batch.side_to_move);
-            sub.hints.clone_from(&batch.hints);
-            self.inner.evaluate(&sub, out);
+        let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let (sub, tactical) = &mut *guard;
+        sub.n = batch.n;
+        sub.input_len = n;
+        sub.inputs.clear();
+        for leaf in batch.inputs.chunks_exact(stride).take(batch.n) {
+            sub.inputs.extend_from_slice(&leaf[..n]);
         }
+        sub.moves.clone_from(&batch.moves);
+        sub.ranges.clone_from(&batch.ranges);
+        sub.side_to_move.clone_from(&batch.side_to_move);
+        sub.hints.clone_from(&batch.hints);
+        self.inner.evaluate(sub, out);
         let w = self.weight;
-        for (i, v) in out.wdl.iter_mut().enumerate() {
-            let t = self.material.wdl(batch.inputs[i * stride + n]);
-            for k in 0..3 {
-                v[k] = (1.0 - w) * v[k] + w * t[k];
+        if w > 0.0 {
+            for (i, v) in out.wdl.iter_mut().enumerate() {
+                let t = self.material.wdl(batch.inputs[i * stride + n]);
+                for k in 0..3 {
+                    v[k] = (1.0 - w) * v[k] + w * t[k];
+                }
+            }
+        }
+        let pw = self.prior_weight;
+        if pw > 0.0 {
+            for &(a, b) in &batch.ranges {
+                let (a, b) = (a as usize, b as usize);
+                tactical.resize(b - a, 0.0);
+                self.material.priors(&batch.hints[a..b], tactical);
+                let mixed = &mut out.priors[a..b];
+                let mut sum = 0.0;
+                for (p, &t) in mixed.iter_mut().zip(tactical.iter()) {
+                    // A floor keeps a move the net gives no prior reachable by the mix.
+                    *p = p.max(1e-6).powf(1.0 - pw) * t.max(1e-12).powf(pw);
+                    sum += *p;
+                }
+                for p in mixed.iter_mut() {
+                    *p /= sum.max(f32::MIN_POSITIVE);
+                }
             }
         }
     }
@@ -337,7 +393,7 @@ mod tests {
         // White to move can take an undefended rook: the raw balance is even, the quiescence
         // value a rook up; the uniform evaluator's value is 1/4, 1/2, 1/4.
         let mut pos = Position::from_fen(&v, "4k3/8/8/8/8/8/r7/R3K3 w - - 0 1").unwrap();
-        let blend = TacticalBlend::wrap(Arc::new(UniformEvaluator), &v, 0.5);
+        let blend = TacticalBlend::wrap(Arc::new(UniformEvaluator), &v, 0.5, 0.0);
         assert_eq!(blend.id(), "uniform+tactics=0.5");
         let moves = pos.legal_moves();
         let mut batch = Batch::default();
@@ -359,12 +415,49 @@ mod tests {
         }
         // Weight 0 is the inner evaluator itself.
         assert_eq!(
-            TacticalBlend::wrap(Arc::new(UniformEvaluator), &v, 0.0).id(),
+            TacticalBlend::wrap(Arc::new(UniformEvaluator), &v, 0.0, 0.0).id(),
             "uniform"
         );
         // The material player is not blended with itself.
         let m: Arc<dyn Evaluator> = Arc::new(MaterialEvaluator::new(&v));
-        assert_eq!(TacticalBlend::wrap(m, &v, 0.5).id(), "material");
+        assert_eq!(TacticalBlend::wrap(m, &v, 0.5, 0.5).id(), "material");
+    }
+
+    #[test]
+    fn prior_blend_is_geometric_and_keeps_values() {
+        let v = Variant::builtin("makruk").unwrap();
+        // White to move can take an undefended rook (a1a2); the hints rank it first.
+        let mut pos = Position::from_fen(&v, "4k3/8/8/8/8/8/r7/R3K3 w - - 0 1").unwrap();
+        let moves = pos.legal_moves();
+        let m = MaterialEvaluator::new(&v);
+        let mut hints = vec![0.0; moves.len()];
+        m.tactics.move_hints(&mut pos, moves.as_slice(), &mut hints);
+        let mut tactical = vec![0.0; moves.len()];
+        m.priors(&hints, &mut tactical);
+        for w in [1.0f32, 0.5] {
+            let blend = TacticalBlend::wrap(Arc::new(UniformEvaluator), &v, 0.0, w);
+            assert_eq!(blend.id(), format!("uniform+tactics_priors={w}"));
+            let mut batch = Batch::default();
+            batch.push_leaf(&*blend, &mut pos, moves.as_slice());
+            let mut out = Evaluation::default();
+            blend.evaluate(&batch, &mut out);
+            // uniform^(1 - w) * tactical^w, normalised: with uniform priors that is
+            // tactical^w normalised.
+            let raw: Vec<f32> = tactical.iter().map(|t| t.powf(w)).collect();
+            let sum: f32 = raw.iter().sum();
+            for (i, (&p, &r)) in out.priors.iter().zip(&raw).enumerate() {
+                assert!(
+                    (p - r / sum).abs() < 1e-5,
+                    "move {i}: {p} against {}",
+                    r / sum
+                );
+            }
+            let take = moves.iter().position(|&mv| pos.uci(mv) == "a1a2").unwrap();
+            let best = out.priors.iter().cloned().fold(0.0, f32::max);
+            assert_eq!(out.priors[take], best, "taking the rook leads the priors");
+            // The value is the inner evaluator's: `tactics` is 0.
+            assert_eq!(out.wdl, vec![[0.25, 0.5, 0.25]]);
+        }
     }
 }
 

@@ -85,7 +85,7 @@ impl Generator {
         run: SelfplayConfig,
     ) -> Generator {
         Generator {
-            evaluator: varzero_search::TacticalBlend::wrap(evaluator, &variant, search.tactics),
+            evaluator: varzero_search::TacticalBlend::for_search(evaluator, &variant, &search),
             variant,
             search,
             run,

@@ -244,6 +244,10 @@ impl UciEngine {
             "option name Tactics type string default {}",
             self.search_cfg.tactics
         ));
+        self.say(&format!(
+            "option name TacticsPriors type string default {}",
+            self.search_cfg.tactics_priors
+        ));
         self.say("option name UCI_ShowWDL type check default false");
         self.say(&format!(
             "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
@@ -333,6 +337,13 @@ impl UciEngine {
                     self.searcher = None;
                 }
                 _ => self.error(&format!("Tactics '{value}': a number from 0 to 1")),
+            },
+            "tacticspriors" => match value.parse::<f32>() {
+                Ok(t) if (0.0..=1.0).contains(&t) => {
+                    self.search_cfg.tactics_priors = t;
+                    self.searcher = None;
+                }
+                _ => self.error(&format!("TacticsPriors '{value}': a number from 0 to 1")),
             },
             "hash" => match value.parse::<usize>() {
                 Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => self.hash_mb = mb,
@@ -488,8 +499,7 @@ impl UciEngine {
                 Ok(None) => return self.error(&format!("unknown evaluator '{}'", self.evaluator)),
                 Err(e) => return self.error(&e.to_string()),
             };
-            let ev =
-                varzero_search::TacticalBlend::wrap(ev, &self.variant, self.search_cfg.tactics);
+            let ev = varzero_search::TacticalBlend::for_search(ev, &self.variant, &self.search_cfg);
             let mut searcher = Searcher::new(ev, self.search_cfg.clone());
             searcher.play_on = true;
             self.searcher = Some(searcher);

@@ -378,6 +378,10 @@ fn bad_commands_get_info_string_errors_and_change_nothing() {
         ),
         ("setoption name CPuct value -1", "CPuct"),
         ("setoption name Tactics value 2", "Tactics '2'"),
+        (
+            "setoption name TacticsPriors value -1",
+            "TacticsPriors '-1'",
+        ),
         ("setoption UCI_Variant", "expected 'setoption name"),
         ("go nodes lots", "needs a number"),
         ("go sideways", "unknown 'go' parameter"),
@@ -401,6 +405,11 @@ fn bad_commands_get_info_string_errors_and_change_nothing() {
     assert!(fen.contains(" b "), "{fen}");
     // The net-free evaluator blended with the tactical value still searches to a legal move.
     s.send("setoption name Tactics value 0.5");
+    s.send("go nodes 30");
+    let best = s.expect_prefix("bestmove");
+    bestmove_is_legal("makruk", None, &["e3e4"], &best);
+    // And with its priors mixed with the tactical ones.
+    s.send("setoption name TacticsPriors value 0.5");
     s.send("go nodes 30");
     let best = s.expect_prefix("bestmove");
     bestmove_is_legal("makruk", None, &["e3e4"], &best);
