@@ -173,18 +173,6 @@ impl MaterialEvaluator {
         self.tactics.material(pos)
     }
 
-    /// The priors of one leaf from its moves' hints: a softmax over `prior_temperature`.
-    pub fn priors(&self, hints: &[f32], out: &mut [f32]) {
-        let max = hints.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-        for (p, &x) in out.iter_mut().zip(hints) {
-            *p = ((x - max) / self.prior_temperature.max(1e-3)).exp();
-        }
-        let sum: f32 = out.iter().sum();
-        for p in out.iter_mut() {
-            *p /= sum.max(f32::MIN_POSITIVE);
-        }
-    }
-
     /// The WDL of a balance: the expected score is logistic in the balance, and the draw share
     /// shrinks as the balance grows.
     pub fn wdl(&self, balance: f32) -> [f32; 3] {
@@ -229,12 +217,17 @@ impl Evaluator for MaterialEvaluator {
     fn evaluate(&self, batch: &Batch, out: &mut Evaluation) {
         out.priors.clear();
         for &(a, b) in &batch.ranges {
+            let h = &batch.hints[a as usize..b as usize];
+            let max = h.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
             let start = out.priors.len();
-            out.priors.resize(start + (b - a) as usize, 0.0);
-            self.priors(
-                &batch.hints[a as usize..b as usize],
-                &mut out.priors[start..],
+            out.priors.extend(
+                h.iter()
+                    .map(|&x| ((x - max) / self.prior_temperature.max(1e-3)).exp()),
             );
+            let sum: f32 = out.priors[start..].iter().sum();
+            for p in &mut out.priors[start..] {
+                *p /= sum.max(f32::MIN_POSITIVE);
+            }
         }
         out.wdl.clear();
         out.wdl
@@ -256,7 +249,7 @@ pub struct TacticalBlend {
     weight: f32,
     prior_weight: f32,
     /// The inner evaluator's batch (inputs without the appended quiescence values), reused.
-    scratch: std::sync::Mutex<(Batch, Vec<f32>)>,
+    scratch: std::sync::Mutex<Batch>,
 }
 
 impl TacticalBlend {
@@ -325,8 +318,7 @@ impl Evaluator for TacticalBlend {
     fn evaluate(&self, batch: &Batch, out: &mut Evaluation) {
         let n = self.inner.input_len();
         let stride = n + 1;
-        let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
-        let (sub, tactical) = &mut *guard;
+        let mut sub = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
         sub.n = batch.n;
         sub.input_len = n;
         sub.inputs.clear();
@@ -337,7 +329,7 @@ impl Evaluator for TacticalBlend {
         sub.ranges.clone_from(&batch.ranges);
         sub.side_to_move.clone_from(&batch.side_to_move);
         sub.hints.clone_from(&batch.hints);
-        self.inner.evaluate(sub, out);
+        self.inner.evaluate(&sub, out);
         let w = self.weight;
         if w > 0.0 {
             for (i, v) in out.wdl.iter_mut().enumerate() {
@@ -349,15 +341,24 @@ impl Evaluator for TacticalBlend {
         }
         let pw = self.prior_weight;
         if pw > 0.0 {
+            // The material player's prior is a softmax of the hints; its logarithm is the
+            // scaled hint less the log of the softmax's sum, so the mix needs no priors of its own.
+            let temp = self.material.prior_temperature.max(1e-3);
             for &(a, b) in &batch.ranges {
                 let (a, b) = (a as usize, b as usize);
-                tactical.resize(b - a, 0.0);
-                self.material.priors(&batch.hints[a..b], tactical);
+                let h = &batch.hints[a..b];
+                let max = h.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+                let log_sum = h
+                    .iter()
+                    .map(|&x| ((x - max) / temp).exp())
+                    .sum::<f32>()
+                    .ln();
                 let mixed = &mut out.priors[a..b];
                 let mut sum = 0.0;
-                for (p, &t) in mixed.iter_mut().zip(tactical.iter()) {
-                    // A floor keeps a move the net gives no prior reachable by the mix.
-                    *p = p.max(1e-6).powf(1.0 - pw) * t.max(1e-12).powf(pw);
+                for (p, &x) in mixed.iter_mut().zip(h) {
+                    // Floors keep a move the net (or the hints) give no prior reachable by the mix.
+                    let log_t = ((x - max) / temp - log_sum).max(1e-12f32.ln());
+                    *p = p.max(1e-6).powf(1.0 - pw) * (pw * log_t).exp();
                     sum += *p;
                 }
                 for p in mixed.iter_mut() {
@@ -423,6 +424,30 @@ mod tests {
         assert_eq!(TacticalBlend::wrap(m, &v, 0.5, 0.5).id(), "material");
     }
 
+    /// Priors rising with the move's index (k + 1, normalised), so the mix's exponent on the
+    /// inner priors shows; a flat value.
+    struct Skewed;
+
+    impl Evaluator for Skewed {
+        fn id(&self) -> String {
+            "skewed".into()
+        }
+        fn input_len(&self) -> usize {
+            0
+        }
+        fn encode(&self, _pos: &Position, _out: &mut [f32]) {}
+        fn evaluate(&self, batch: &Batch, out: &mut Evaluation) {
+            out.priors.clear();
+            for &(a, b) in &batch.ranges {
+                let n = (b - a) as f32;
+                out.priors
+                    .extend((0..b - a).map(|k| (k as f32 + 1.0) / (n * (n + 1.0) / 2.0)));
+            }
+            out.wdl.clear();
+            out.wdl.resize(batch.n, [0.25, 0.5, 0.25]);
+        }
+    }
+
     #[test]
     fn prior_blend_is_geometric_and_keeps_values() {
         let v = Variant::builtin("makruk").unwrap();
@@ -432,27 +457,36 @@ mod tests {
         let m = MaterialEvaluator::new(&v);
         let mut hints = vec![0.0; moves.len()];
         m.tactics.move_hints(&mut pos, moves.as_slice(), &mut hints);
-        let mut tactical = vec![0.0; moves.len()];
-        m.priors(&hints, &mut tactical);
+        // The material player's priors by hand: a softmax of the hints (temperature 1).
+        let e: Vec<f64> = hints.iter().map(|&h| (h as f64).exp()).collect();
+        let tactical: Vec<f64> = e.iter().map(|x| x / e.iter().sum::<f64>()).collect();
+        let n = moves.len() as f64;
+        let inner: Vec<f64> = (0..moves.len())
+            .map(|k| (k as f64 + 1.0) / (n * (n + 1.0) / 2.0))
+            .collect();
+        let take = moves.iter().position(|&mv| pos.uci(mv) == "a1a2").unwrap();
         for w in [1.0f32, 0.5] {
-            let blend = TacticalBlend::wrap(Arc::new(UniformEvaluator), &v, 0.0, w);
-            assert_eq!(blend.id(), format!("uniform+tactics_priors={w}"));
+            let blend = TacticalBlend::wrap(Arc::new(Skewed), &v, 0.0, w);
+            assert_eq!(blend.id(), format!("skewed+tactics_priors={w}"));
             let mut batch = Batch::default();
             batch.push_leaf(&*blend, &mut pos, moves.as_slice());
             let mut out = Evaluation::default();
             blend.evaluate(&batch, &mut out);
-            // uniform^(1 - w) * tactical^w, normalised: with uniform priors that is
-            // tactical^w normalised.
-            let raw: Vec<f32> = tactical.iter().map(|t| t.powf(w)).collect();
-            let sum: f32 = raw.iter().sum();
+            // inner^(1 - w) * tactical^w, normalised.
+            let w = w as f64;
+            let raw: Vec<f64> = inner
+                .iter()
+                .zip(&tactical)
+                .map(|(p, t)| p.powf(1.0 - w) * t.powf(w))
+                .collect();
+            let sum: f64 = raw.iter().sum();
             for (i, (&p, &r)) in out.priors.iter().zip(&raw).enumerate() {
                 assert!(
-                    (p - r / sum).abs() < 1e-5,
-                    "move {i}: {p} against {}",
+                    (p as f64 - r / sum).abs() < 1e-5,
+                    "w {w}, move {i}: {p} against {}",
                     r / sum
                 );
             }
-            let take = moves.iter().position(|&mv| pos.uci(mv) == "a1a2").unwrap();
             let best = out.priors.iter().cloned().fold(0.0, f32::max);
             assert_eq!(out.priors[take], best, "taking the rook leads the priors");
             // The value is the inner evaluator's: `tactics` is 0.
