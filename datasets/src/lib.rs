@@ -9,11 +9,13 @@
 
 pub mod analysis;
 mod error;
+mod lock;
 mod manifest;
 mod records;
 mod shard;
 
 pub use error::{Error, FitError, Result};
+pub use lock::{DirLock, LockMode, COMMIT_LOCK_FILE, LOCK_FILE};
 pub use manifest::{
     claim, claim_shared, common_rules, read_rules, remove_temporaries, write_variant_file,
     DatasetRules, MANIFEST,
