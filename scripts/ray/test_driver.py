@@ -6,12 +6,15 @@ a head without CPUs for tasks, two workers with one CPU each), run by scripts/te
 2. with a worker node removed in the middle of self-play the run finishes, every game index
    appears exactly once, and no temporary file is left;
 3. a driver killed in the middle and started again resumes the run, and the games are again
-   those of `varzero pipeline`.
+   those of `varzero pipeline`;
+4. the cluster runs with token authentication on (RAY_AUTH_MODE=token, as slurm.sbatch and
+   rayjob.yaml start it), and a client without the token is refused.
 
     PYTHONPATH="$(scripts/setup-ray | tail -n 1)" VARZERO_BIN=... python3 scripts/ray/test_driver.py
 """
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -79,8 +82,31 @@ def shards(run, gen):
     return [n for n in os.listdir(d) if not n.startswith(".") and n[0].isdigit()] if os.path.isdir(d) else []
 
 
+UNAUTHENTICATED = """
+import ray
+try:
+    ray.init(address={address!r}, log_to_driver=False)
+except Exception as e:
+    print("refused:", type(e).__name__)
+else:
+    print("connected")
+"""
+
+
+def unauthenticated_client(address, home):
+    """A client with no token (none in its environment, none in its home directory)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
+    env["HOME"] = home
+    r = subprocess.run([sys.executable, "-c", UNAUTHENTICATED.format(address=address)],
+                       env=env, capture_output=True, text=True, timeout=120)
+    return r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-500:]
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="varzero-ray-")
+    # Every node and the driver get the token from the environment, as on Slurm and KubeRay.
+    os.environ["RAY_AUTH_MODE"] = "token"
+    os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
     workers = [cluster.add_node(num_cpus=1) for _ in range(2)]
     cluster.wait_for_nodes()
@@ -88,6 +114,13 @@ def main():
         cfg = os.path.join(tmp, "ci.toml")
         with open(cfg, "w") as f:
             f.write(CONFIG.format(games=8, playouts=8))
+        # 4. No token, no cluster.
+        home = os.path.join(tmp, "home")
+        os.makedirs(home)
+        said = unauthenticated_client(cluster.address, home)
+        assert said.startswith("refused"), f"a client without the token: {said}"
+        print("ok: token authentication is on; a client without the token is refused")
+
         single = os.path.join(tmp, "single")
         subprocess.run([BIN, "pipeline", "--quiet", "--config", cfg, "--dir", single],
                        check=True, capture_output=True)
