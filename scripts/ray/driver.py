@@ -62,15 +62,22 @@ def stage_task(cmd, env):
     return {"cmd": cmd, "stdout": r.stdout, "seconds": time.time() - t}
 
 
+def effective_config(args):
+    """Opens the run directory (`--stage open`, in the driver's process) and reads back the
+    config varzero wrote there: the file with every --param applied and checked by varzero
+    itself, so the driver plans with the same numbers the stages run with, and a --param varzero
+    refuses (an unknown key, a bad value) stops the driver with varzero's message."""
+    r = subprocess.run(varzero_cmd(args, "open"), capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(r.stderr.strip() or f"driver: varzero exited {r.returncode}")
+    with open(os.path.join(args.dir, "config.toml"), "rb") as f:
+        return tomllib.load(f)
+
+
 class Driver:
     def __init__(self, args):
         self.args = args
-        with open(args.config, "rb") as f:
-            self.cfg = tomllib.load(f)
-        for p in args.param:
-            key, _, value = p.partition("=")
-            if key in ("generations", "games_per_generation", "device"):
-                self.cfg[key] = int(value) if key != "device" else value
+        self.cfg = effective_config(args)
         self.threads = int(self.cfg.get("selfplay", {}).get("threads", 1))
         self.games = int(self.cfg["games_per_generation"])
         self.games0 = int(self.cfg.get("gen0_games", self.games))
@@ -206,10 +213,7 @@ class Driver:
         ray.get(list(playing))
 
     def main(self):
-        # The run directory: created, or checked to hold this run (in the driver's process).
-        r = subprocess.run(varzero_cmd(self.args, "open"), capture_output=True, text=True)
-        if r.returncode != 0:
-            sys.exit(r.stderr.strip() or f"driver: varzero exited {r.returncode}")
+        # The run directory was opened (created, or checked to hold this run) by __init__.
         t = time.time()
         if self.args.mode == "sync":
             self.run_sync()
@@ -223,7 +227,7 @@ def parse(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", required=True, help="run config (configs/runs/*.toml)")
     p.add_argument("--dir", required=True, help="run directory, on a filesystem every node sees")
-    p.add_argument("--param", action="append", default=[], help="KEY=VALUE, as varzero pipeline --param")
+    p.add_argument("--param", action="append", default=[], help="KEY=VALUE, any key varzero pipeline --param takes (passed to every stage)")
     p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, or a local Ray)")
     p.add_argument("--bin", default=os.environ.get("VARZERO_BIN") or shutil.which("varzero") or "varzero",
                    help="the varzero binary on every node (default: VARZERO_BIN, or varzero on PATH)")
