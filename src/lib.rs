@@ -11,6 +11,7 @@ pub mod nets;
 pub mod pipeline;
 pub mod progress;
 pub mod report;
+pub mod sizes;
 
 /// The error and its causes on one line, leaving out a cause the message above already ends
 /// with (our error types print their source themselves: "path: No such file ...").

@@ -211,12 +211,103 @@ impl PipelineConfig {
                 }
             }
         }
+        check_name(&self.name, &mut p);
+        match Variant::builtin(&self.variant) {
+            Ok(v) => self.check_sizes(&v, &mut p),
+            Err(e) => p.0.push(format!("variant: {e}")),
+        }
         if p.is_empty() {
             Ok(())
         } else {
             anyhow::bail!("{p}")
         }
     }
+
+    /// Every stage's memory against the machine's (`crate::sizes`): self-play (the games in
+    /// flight, their trees, the queue of a generation), training (batch, net, window) and the
+    /// matches; with `overlap` a match runs beside self-play and training.
+    fn check_sizes(&self, v: &Arc<Variant>, p: &mut varzero_search::Problems) {
+        use crate::sizes;
+        sizes::check_threads("selfplay.threads", self.selfplay.threads, p);
+        let enc = varzero_eval_net::Encoding::new(v);
+        let memory = sizes::physical_memory();
+        let table = toml::Table::try_from(self).unwrap_or_default();
+        let value_of = |k: &str| sizes::value_in(&table, k);
+        let mut rate = sizes::Budget::default();
+        let threads = self.selfplay.threads;
+        sizes::matches(
+            self.match_games,
+            self.match_playouts,
+            threads,
+            "match_games",
+            "match_playouts",
+            &mut rate,
+        );
+        let ladder_playouts = self.ladder.playouts.unwrap_or(self.match_playouts);
+        sizes::matches(
+            self.ladder.games,
+            ladder_playouts,
+            threads,
+            "ladder.games",
+            if self.ladder.playouts.is_some() {
+                "ladder.playouts"
+            } else {
+                "match_playouts"
+            },
+            &mut rate,
+        );
+        let mut play = sizes::Budget::default();
+        let games = match self.gen0_games {
+            Some(g) if g > self.games_per_generation => ("gen0_games", g),
+            _ => ("games_per_generation", self.games_per_generation),
+        };
+        let playouts = match (sizes::playouts_of(&self.search), self.gen0_playouts) {
+            ((_, n), Some(g)) if g > n => ("gen0_playouts", g),
+            (p, _) => p,
+        };
+        sizes::selfplay(
+            &enc,
+            Some(self.train.arch),
+            &self.search,
+            &self.selfplay,
+            playouts,
+            games,
+            "selfplay",
+            &mut play,
+        );
+        let mut train = sizes::Budget::default();
+        let window = match self.gen1_window {
+            Some(w) if w > self.train.window => ("gen1_window", w),
+            _ => ("train.window", self.train.window),
+        };
+        sizes::training(&enc, &self.train, window, &mut train);
+        if self.overlap {
+            for (k, b) in rate.parts() {
+                play.add(k, *b);
+                train.add(k, *b);
+            }
+        }
+        play.check("self-play", memory, &value_of, p);
+        train.check("training", memory, &value_of, p);
+        rate.check("a match", memory, &value_of, p);
+    }
+}
+
+/// A run's name is the directory under `runs/` it gets by default: one path component of
+/// letters, digits, `.`, `_` and `-`, so that no name reaches outside `runs/`.
+fn check_name(name: &str, p: &mut varzero_search::Problems) {
+    let ok = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    p.check(
+        ok,
+        "name",
+        "one path component of letters, digits, '.', '_' and '-'",
+        format!("'{name}'"),
+    );
 }
 
 fn default_match_games() -> u64 {
@@ -420,8 +511,33 @@ pub fn open_run(dir: &Path, cfg: &PipelineConfig) -> Result<()> {
         std::fs::create_dir_all(dir.join(d))
             .with_context(|| format!("cannot create {}", dir.join(d).display()))?;
     }
-    check_same_run(&dir.join("config.toml"), cfg)?;
-    write_atomic(&dir.join("config.toml"), &toml::to_string(cfg)?)
+    let path = dir.join("config.toml");
+    if let Err(e) = check_same_run(&path, cfg) {
+        // A run that has made nothing yet (say, its config was refused by a later check, or
+        // the first try ran out of memory) is not a run to protect: the new config replaces it.
+        if made_anything(dir) {
+            return Err(e);
+        }
+        eprintln!(
+            "note: {} held another config, but no game or net was finished under it: replaced",
+            path.display()
+        );
+    }
+    write_atomic(&path, &toml::to_string(cfg)?)
+}
+
+/// Whether `dir` holds a finished game (a complete shard in `selfplay/gen-*`) or a net.
+fn made_anything(dir: &Path) -> bool {
+    let any_in = |sub: &str, f: &dyn Fn(&Path) -> bool| {
+        std::fs::read_dir(dir.join(sub))
+            .map(|rd| rd.flatten().any(|e| f(&e.path())))
+            .unwrap_or(false)
+    };
+    any_in("selfplay", &|g| {
+        g.is_dir() && varzero_datasets::list_shards(g).is_ok_and(|(s, _)| !s.is_empty())
+    }) || any_in("models", &|m| {
+        m.extension().is_some_and(|e| e == "safetensors")
+    })
 }
 
 /// A run directory opened by another process (a cluster's driver): refused when it holds
