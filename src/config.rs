@@ -71,10 +71,44 @@ pub struct RunConfig {
 impl RunConfig {
     /// Every out-of-range setting, named (`search.playouts: at least 1 (got 0)`): the file and
     /// the flags are checked together, before anything is written.
-    pub fn check(&self) -> Result<()> {
+    /// The sizes are those of self-play of `games` games of `v` (with a net of `arch`, if one
+    /// plays), checked against the machine (`crate::sizes`).
+    pub fn check(
+        &self,
+        v: &Arc<Variant>,
+        games: u64,
+        arch: Option<varzero_eval_net::Arch>,
+    ) -> Result<()> {
         let mut p = varzero_search::Problems::default();
         self.search.check("search", &mut p);
         self.selfplay.check("selfplay", &mut p);
+        crate::sizes::check_threads("selfplay.threads", self.selfplay.threads, &mut p);
+        let mut b = crate::sizes::Budget::default();
+        let enc = varzero_eval_net::Encoding::new(v);
+        crate::sizes::selfplay(
+            &enc,
+            arch,
+            &self.search,
+            &self.selfplay,
+            crate::sizes::playouts_of(&self.search),
+            ("--games", games),
+            "selfplay",
+            &mut b,
+        );
+        let table = toml::Table::try_from(self).unwrap_or_default();
+        let value_of = |k: &str| {
+            if k == "--games" {
+                games.to_string()
+            } else {
+                crate::sizes::value_in(&table, k)
+            }
+        };
+        b.check(
+            "self-play",
+            crate::sizes::physical_memory(),
+            &value_of,
+            &mut p,
+        );
         if !p.is_empty() {
             bail!("{p}");
         }
@@ -97,6 +131,28 @@ pub fn load_run_config(path: &Option<PathBuf>) -> Result<RunConfig> {
             parse_toml(p, &text)
         }
     }
+}
+
+/// The `[search]` table of a config file: a run config (`varzero pipeline`, checked whole, so a
+/// typo anywhere is still refused) or a self-play config (`[search]` and `[selfplay]`).
+pub fn search_config(path: &Option<PathBuf>) -> Result<SearchConfig> {
+    let Some(p) = path else {
+        return Ok(SearchConfig::default());
+    };
+    let text =
+        std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+    let table: toml::Table = parse_toml(p, &text)?;
+    let search = if table.contains_key("generations") {
+        parse_toml::<crate::pipeline::PipelineConfig>(p, &text)?.search
+    } else {
+        parse_toml::<RunConfig>(p, &text)?.search
+    };
+    let mut problems = varzero_search::Problems::default();
+    search.check("search", &mut problems);
+    if !problems.is_empty() {
+        bail!("{}: {problems}", p.display());
+    }
+    Ok(search)
 }
 
 pub fn train_config(path: &Option<PathBuf>) -> Result<TrainConfig> {
@@ -122,7 +178,10 @@ pub fn train_config(path: &Option<PathBuf>) -> Result<TrainConfig> {
 
 /// `cfg` with `key=value` settings applied. A dotted key (`train.arch.blocks`) names its table;
 /// a bare key is looked up at the top level, then in each of `sections` in turn. The value is
-/// read as TOML (a number, `true`, `"text"`) or else taken as a string.
+/// read as TOML (a number, `true`, `"text"`) or else taken as a string. Keys are checked
+/// against the config's type, not against the keys `cfg` happens to write: an optional key
+/// the base file leaves out (`gen0`, `ladder.rungs`) can be set, and an unknown one is refused
+/// naming it.
 pub fn apply_params<T: Serialize + DeserializeOwned>(
     cfg: &T,
     params: &[String],
@@ -134,51 +193,127 @@ pub fn apply_params<T: Serialize + DeserializeOwned>(
             bail!("--param {param}: expected KEY=VALUE");
         };
         let key = key.trim();
-        let path: Vec<&str> = if key.contains('.') {
-            key.split('.').collect()
-        } else if table.get(key).is_some_and(|v| !v.is_table()) {
-            vec![key]
-        } else {
-            match sections.iter().find(|s| has(&table, &[s, key])) {
-                Some(s) => vec![s, key],
-                None => bail!(
-                    "--param {param}: no key `{key}` in {} (known: {})",
-                    where_(sections),
-                    known(&table, sections)
-                ),
-            }
-        };
-        let (name, parents) = path.split_last().expect("a key has a name");
-        let mut sec = &mut table;
-        for (i, p) in parents.iter().enumerate() {
-            match sec.get_mut(*p).and_then(|v| v.as_table_mut()) {
-                Some(t) => sec = t,
-                None => bail!("--param {param}: no section `{}`", parents[..=i].join(".")),
-            }
-        }
-        if sec.get(*name).is_none_or(|v| v.is_table()) {
-            let mut k: Vec<&str> = sec
-                .iter()
-                .filter(|(_, v)| !v.is_table())
-                .map(|(k, _)| k.as_str())
-                .collect();
-            k.sort_unstable();
-            bail!(
-                "--param {param}: no key `{name}` in [{}] (known: {})",
-                parents.join("."),
-                k.join(", ")
-            );
-        }
         let value = value.trim();
         let parsed = format!("v = {value}")
             .parse::<toml::Table>()
             .ok()
             .and_then(|mut t| t.remove("v"))
             .unwrap_or_else(|| toml::Value::String(value.to_string()));
-        sec.insert(name.to_string(), parsed);
+        let path: Vec<&str> = if key.contains('.') {
+            key.split('.').collect()
+        } else if table.get(key).is_some_and(|v| !v.is_table()) {
+            vec![key]
+        } else if let Some(s) = sections.iter().find(|s| has(&table, &[s, key])) {
+            vec![s, key]
+        } else {
+            // Not written by `cfg` (an optional key left out): the first place the type takes it.
+            let candidates =
+                std::iter::once(vec![key]).chain(sections.iter().map(|s| vec![*s, key]));
+            let mut found = None;
+            for c in candidates {
+                // Taken, or refused for its value rather than its name.
+                let fits = set(&table, &c, parsed.clone()).is_some_and(|t| {
+                    T::deserialize(toml::Value::Table(t))
+                        .map_or_else(|e| !e.message().starts_with("unknown field"), |_| true)
+                });
+                if fits {
+                    found = Some(c);
+                    break;
+                }
+            }
+            match found {
+                Some(c) => c,
+                None => bail!(
+                    "--param {param}: no key `{key}` at the top level or in {} (known: {})",
+                    where_(sections),
+                    known(&table, sections)
+                ),
+            }
+        };
+        let (name, parents) = path.split_last().expect("a key has a name");
+        if let Some((i, _)) = parents
+            .iter()
+            .enumerate()
+            .find(|(i, _)| lookup(&table, &parents[..=*i]).is_some_and(|v| !v.is_table()))
+        {
+            bail!(
+                "--param {param}: `{}` is not a section",
+                parents[..=i].join(".")
+            );
+        }
+        if lookup(&table, &path).is_some_and(|v| v.is_table()) {
+            bail!("--param {param}: `{key}` is a section, not a key");
+        }
+        let next = set(&table, &path, parsed).expect("no parent is a value");
+        if let Err(e) = T::deserialize(toml::Value::Table(next.clone())) {
+            let missing = (1..=parents.len()).find(|i| lookup(&table, &parents[..*i]).is_none());
+            if e.message().starts_with("unknown field") {
+                match missing {
+                    Some(i) => bail!("--param {param}: no section `{}`", parents[..i].join(".")),
+                    None if e.message().contains("expected one of") => {
+                        // The type's own list: optional keys the base leaves out included.
+                        let (_, list) =
+                            e.message().split_once("expected one of ").expect("checked");
+                        bail!(
+                            "--param {param}: no key `{name}` in [{}] (known: {})",
+                            parents.join("."),
+                            list.replace('`', "")
+                        );
+                    }
+                    None => {
+                        let sec = if parents.is_empty() {
+                            Some(&table)
+                        } else {
+                            lookup(&table, parents).and_then(|v| v.as_table())
+                        };
+                        let mut k: Vec<&str> = sec
+                            .into_iter()
+                            .flat_map(|t| t.iter())
+                            .filter(|(_, v)| !v.is_table())
+                            .map(|(k, _)| k.as_str())
+                            .collect();
+                        k.sort_unstable();
+                        bail!(
+                            "--param {param}: no key `{name}` in [{}] (known: {})",
+                            parents.join("."),
+                            k.join(", ")
+                        );
+                    }
+                }
+            }
+            bail!("--param {param}: {}", e.message());
+        }
+        table = next;
     }
     T::deserialize(toml::Value::Table(table))
         .map_err(|e| anyhow::anyhow!("--param: {}", e.message()))
+}
+
+/// The value at a dotted `path` of `table`.
+fn lookup<'a>(table: &'a toml::Table, path: &[&str]) -> Option<&'a toml::Value> {
+    let (first, rest) = path.split_first()?;
+    let v = table.get(*first)?;
+    if rest.is_empty() {
+        Some(v)
+    } else {
+        lookup(v.as_table()?, rest)
+    }
+}
+
+/// `table` with `value` at `path`, the tables on the way made when missing; None when a value
+/// (not a table) is on the way.
+fn set(table: &toml::Table, path: &[&str], value: toml::Value) -> Option<toml::Table> {
+    let mut out = table.clone();
+    let mut sec = &mut out;
+    let (name, parents) = path.split_last()?;
+    for p in parents {
+        sec = sec
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()?;
+    }
+    sec.insert(name.to_string(), value);
+    Some(out)
 }
 
 fn has(table: &toml::Table, path: &[&str]) -> bool {
@@ -209,6 +344,7 @@ fn known(table: &toml::Table, sections: &[&str]) -> String {
         })
         .collect();
     k.sort_unstable();
+    k.dedup();
     k.join(", ")
 }
 
