@@ -53,7 +53,8 @@ pub struct MatchArgs {
     /// Dataset directory for the games (games table shards, games.txt, variant.toml).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Search settings for our players (a run config's [search] table).
+    /// Search settings for our players: the [search] table of a run config (configs/runs/*.toml,
+    /// as `varzero pipeline` takes it) or of a self-play config.
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// No progress bar.
@@ -115,6 +116,22 @@ pub fn run(a: MatchArgs) -> Result<()> {
     if a.games == 0 || a.concurrency == 0 {
         bail!("--games and --concurrency must be at least 1");
     }
+    {
+        let mut p = varzero_search::Problems::default();
+        varzero::sizes::check_threads("--concurrency", a.concurrency, &mut p);
+        // The openings are made up front; players' trees are counted where they are parsed.
+        let mut b = varzero::sizes::Budget::default();
+        b.add("--games", a.games as f64 / 2.0 * varzero::sizes::OPENING);
+        b.check(
+            "a match",
+            varzero::sizes::physical_memory(),
+            &|_| a.games.to_string(),
+            &mut p,
+        );
+        if !p.is_empty() {
+            bail!("{p}");
+        }
+    }
     if [&a.player_a, &a.player_b]
         .iter()
         .any(|p| p.starts_with("net:"))
@@ -123,7 +140,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
     }
     let sprt = sprt_of(&a)?;
     let usage = varzero::pipeline::Usage::start();
-    let search = varzero::config::load_run_config(&a.config)?.search;
+    let search = varzero::config::search_config(&a.config)?;
     let resolver = varzero::nets::evaluators(&a.device);
     let pa = parse_player(&a.player_a, &v, &*resolver, &search)
         .map_err(|e| anyhow::anyhow!("player A: {e}"))?;

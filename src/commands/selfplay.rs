@@ -174,7 +174,11 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
         cfg.selfplay.shard_positions = s;
     }
     let cfg = varzero::config::apply_run_params(&cfg, &a.params)?;
-    cfg.check()?;
+    let arch = match &a.net {
+        Some(path) => Some(varzero_eval_net::Net::read_meta(path)?.arch),
+        None => None,
+    };
+    cfg.check(&v, a.games, arch)?;
     let ev: Arc<dyn Evaluator> = match (&a.net, a.evaluator) {
         (Some(path), _) => {
             varzero_eval_net::share_threads(cfg.selfplay.threads);
@@ -197,6 +201,9 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     for s in &summary.skipped_shards {
         eprintln!("warning: {s}");
     }
+    // So that `varzero report` and `analyze` replay the games under their own rules, whatever
+    // --variant-file or --set made them.
+    varzero_datasets::write_variant_file(&a.out, &v)?;
     let secs = start.elapsed().as_secs_f64();
     let games = stats.games.load(Ordering::Relaxed);
     println!(

@@ -108,6 +108,42 @@ pub fn run(a: TrainArgs) -> Result<()> {
     if let Some(x) = a.channels {
         cfg.arch.channels = x;
     }
+    if let Some(init) = &a.init {
+        // A net's shape is its own: --init continues that net, so a different shape is refused
+        // rather than ignored.
+        let have = varzero_eval_net::Net::read_meta(init)?.arch;
+        for (flag, asked, has) in [
+            ("--blocks", a.blocks, have.blocks),
+            ("--channels", a.channels, have.channels),
+        ] {
+            if let Some(x) = asked.filter(|x| *x != has) {
+                anyhow::bail!(
+                    "{flag} {x}: the net of --init {} has {has} ({}x{}); leave {flag} out to continue it, or train a fresh net without --init",
+                    init.display(),
+                    have.blocks,
+                    have.channels
+                );
+            }
+        }
+        cfg.arch = have;
+    }
+    {
+        let mut p = varzero_search::Problems::default();
+        cfg.check(&mut p);
+        let enc = varzero_eval_net::Encoding::new(&variant);
+        let mut b = varzero::sizes::Budget::default();
+        varzero::sizes::training(&enc, &cfg, ("train.window", cfg.window), &mut b);
+        let table = toml::Table::try_from(&cfg).unwrap_or_default();
+        b.check(
+            "training",
+            varzero::sizes::physical_memory(),
+            &|k: &str| varzero::sizes::value_in(&table, k.trim_start_matches("train.")),
+            &mut p,
+        );
+        if !p.is_empty() {
+            anyhow::bail!("{p}");
+        }
+    }
     let device = varzero_eval_net::parse_device(&a.device).map_err(anyhow::Error::msg)?;
     let bar = if a.quiet {
         ProgressBar::hidden()

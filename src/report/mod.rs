@@ -415,9 +415,27 @@ fn run_page(
     Ok(())
 }
 
-/// The variant a dataset directory was played under (its `variant.toml`).
+/// The variant a dataset directory was played under: its `variant.toml`, else the shipped
+/// variant its manifest (`dataset.json`) names, if the rules hash is that variant's (self-play
+/// of a run writes no variant.toml).
 fn dataset_variant(dir: &Path) -> Option<Arc<Variant>> {
-    Variant::from_file(&dir.join("variant.toml")).ok()
+    Variant::from_file(&dir.join("variant.toml"))
+        .ok()
+        .or_else(|| shipped_variant(dir).ok())
+}
+
+/// The shipped variant of the rules in `dir`'s manifest, or why there is none.
+fn shipped_variant(dir: &Path) -> Result<Arc<Variant>> {
+    let rules = varzero_datasets::common_rules(&[dir.to_path_buf()])
+        .map_err(anyhow::Error::msg)?
+        .with_context(|| format!("{}: no variant.toml and no manifest", dir.display()))?;
+    match VariantLookup::new().find(&rules.variant, &rules.rules_hash) {
+        (Some(v), None) => Ok(v),
+        _ => anyhow::bail!(
+            "{}: played under {rules}, which no shipped variant has, and no variant.toml",
+            dir.display()
+        ),
+    }
 }
 
 /// The analysis of `dirs` (one rule set) as JSON, or None without games.
@@ -747,7 +765,12 @@ fn dataset_page(
     refs: &[ReferenceSet],
     page: &mut Page,
 ) -> Result<()> {
-    let v = dataset_variant(dir).with_context(|| format!("{}: no variant.toml", dir.display()))?;
+    let file = dir.join("variant.toml");
+    let v = if file.exists() {
+        Variant::from_file(&file)?
+    } else {
+        shipped_variant(dir)?
+    };
     let full = AnalysisOptions {
         bootstrap: opts.bootstrap,
         stable_plies: 4,
