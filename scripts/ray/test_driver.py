@@ -21,7 +21,12 @@ import sys
 import tempfile
 import time
 
-from ray.cluster_utils import Cluster
+# Every node, the driver and this process get the token from the environment, as on Slurm and
+# KubeRay; set before Ray is imported, which reads the mode once.
+os.environ["RAY_AUTH_MODE"] = "token"
+os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+
+from ray.cluster_utils import Cluster  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BIN = os.environ["VARZERO_BIN"]
@@ -104,9 +109,6 @@ def unauthenticated_client(address, home):
 
 def main():
     tmp = tempfile.mkdtemp(prefix="varzero-ray-")
-    # Every node and the driver get the token from the environment, as on Slurm and KubeRay.
-    os.environ["RAY_AUTH_MODE"] = "token"
-    os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
     workers = [cluster.add_node(num_cpus=1) for _ in range(2)]
     cluster.wait_for_nodes()
