@@ -116,12 +116,18 @@ fn three_matches_on_one_out_write_every_game_once() {
     assert_eq!(ids(&d), once(10), "no game twice, none lost");
     // A finished match is merged into one shard, which a rerun reads as done.
     assert_eq!(shards(&d), 1);
-    let o = vz(&match_args(&d, 10, 1).iter().map(String::as_str).collect::<Vec<_>>());
+    let o = vz(&match_args(&d, 10, 1)
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
     assert!(o.status.success(), "{}", err(&o));
     assert!(err(&o).contains("resuming: 10 games"), "{}", err(&o));
     assert_eq!(ids(&d), once(10));
     // Extended: the new games are written after the merged shard and merged with it.
-    let o = vz(&match_args(&d, 14, 1).iter().map(String::as_str).collect::<Vec<_>>());
+    let o = vz(&match_args(&d, 14, 1)
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
     assert!(o.status.success(), "{}", err(&o));
     assert_eq!(ids(&d), once(14));
     assert_eq!(shards(&d), 1);
@@ -258,7 +264,11 @@ fn a_resumed_ladder_with_a_random_rung_plays_the_same_games() {
     };
     let (pa, pb) = (pairings(&ra), pairings(&rb));
     assert_eq!(pa.len(), 2);
-    for (x, y) in pa.iter().zip(&pb).chain(pairings(&da).iter().zip(&pairings(&db))) {
+    for (x, y) in pa
+        .iter()
+        .zip(&pb)
+        .chain(pairings(&da).iter().zip(&pairings(&db)))
+    {
         assert_eq!(x.file_name(), y.file_name());
         assert_eq!(games(x), games(y), "{}", x.display());
     }
@@ -292,16 +302,26 @@ fn duplicates_of_an_older_version_are_refused_until_compact_repairs_them() {
     refused(&vz(&["games", dir]), "holds game 0 twice");
     refused(&vz(&["analyze", "--games", dir]), "twice");
     refused(
-        &vz(&match_args(&d, 6, 1).iter().map(String::as_str).collect::<Vec<_>>()),
+        &vz(&match_args(&d, 6, 1)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()),
         "varzero compact",
     );
     let o = vz(&["compact", dir]);
     assert!(o.status.success(), "{}", err(&o));
     assert!(out(&o).contains("4 duplicate games dropped"), "{}", out(&o));
     assert_eq!(ids(&d), once(4));
-    assert_eq!(out(&vz(&["games", dir])), out(&before), "the first copies are kept");
+    assert_eq!(
+        out(&vz(&["games", dir])),
+        out(&before),
+        "the first copies are kept"
+    );
     run(match_args(&d, 6, 1));
     assert_eq!(ids(&d), once(6));
     // A directory that is not there is named.
-    refused(&vz(&["compact", t.path().join("none").to_str().unwrap()]), "not a directory");
+    refused(
+        &vz(&["compact", t.path().join("none").to_str().unwrap()]),
+        "not a directory",
+    );
 }

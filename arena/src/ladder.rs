@@ -19,9 +19,9 @@
 use crate::error::{Error, Result};
 use crate::matches::{match_scores, random_openings, Arena, GameWriter, MatchConfig, MatchState};
 use crate::players::PlayerFactory;
-use varzero_datasets::{DirLock, LockMode};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use varzero_datasets::{DirLock, LockMode};
 use varzero_rules::Variant;
 use varzero_stats::bradley_terry::{self, Pairing};
 use varzero_stats::Wdl;
@@ -212,9 +212,7 @@ impl Ladder {
         let dir = pairing_dir(base, &na, &nb);
         // Held until the pairing is played: everything below reads and writes the directory.
         let lock = DirLock::wait(&dir, LockMode::Exclusive, &mut |holder| {
-            eprintln!(
-                "ladder: {na} vs {nb} is being played by {holder}; waiting for it to finish"
-            )
+            eprintln!("ladder: {na} vs {nb} is being played by {holder}; waiting for it to finish")
         })?;
         // The pairing is stored in the order it was first played.
         let (first, second, swapped) = match std::fs::read_to_string(dir.join("pairing.json"))

@@ -119,7 +119,10 @@ pub fn scan_live_games(dir: &Path) -> Result<(Option<LazyFrame>, Vec<SkippedShar
                 hive_options: HiveOptions::new_disabled(),
                 ..ScanArgsParquet::default()
             };
-            LazyFrame::scan_parquet(PlRefPath::try_from_path(&s.path.join("games.parquet"))?, args)
+            LazyFrame::scan_parquet(
+                PlRefPath::try_from_path(&s.path.join("games.parquet"))?,
+                args,
+            )
         })
         .collect::<PolarsResult<Vec<_>>>()
         .and_then(|f| concat(f, UnionArgs::default()))
@@ -131,7 +134,9 @@ pub fn scan_live_games(dir: &Path) -> Result<(Option<LazyFrame>, Vec<SkippedShar
 /// (another ladder finishing a pairing this one only reads): a shard it retires between the
 /// listing and the reading is read again from a fresh listing, where the merged shard that
 /// replaced it already is.
-pub fn read_live_games(dir: &Path) -> Result<(Vec<(ShardInfo, Vec<GameRecord>)>, Vec<SkippedShard>)> {
+pub fn read_live_games(
+    dir: &Path,
+) -> Result<(Vec<(ShardInfo, Vec<GameRecord>)>, Vec<SkippedShard>)> {
     let mut tries = 0;
     'again: loop {
         let (shards, skipped) = live_shards(dir)?;
@@ -390,7 +395,14 @@ mod tests {
         // ever covers it; a second compaction takes it in with the last merged shard.
         let next = shards.iter().map(|s| s.seq + 1).max().unwrap();
         assert_eq!(next, 25);
-        write_shard(d, next, "m2", &[pos(25, 0), pos(25, 1)], &[game(25, "a3a4")]).unwrap();
+        write_shard(
+            d,
+            next,
+            "m2",
+            &[pos(25, 0), pos(25, 1)],
+            &[game(25, "a3a4")],
+        )
+        .unwrap();
         assert_eq!(view(d), whole(26));
         let c = compact_with(d, &lock, 1000, 1000, &mut |_| Ok(())).unwrap();
         assert_eq!((c.merged, c.written), (6, 1));

@@ -193,7 +193,10 @@ mod tests {
         drop(held);
         let (_l, told) = waiter.join().unwrap();
         assert_eq!(told.len(), 1);
-        assert!(told[0].contains(&format!("pid {}", std::process::id())), "{told:?}");
+        assert!(
+            told[0].contains(&format!("pid {}", std::process::id())),
+            "{told:?}"
+        );
         assert!(DirLock::acquire(&d, LockMode::Exclusive).is_err());
     }
 }
