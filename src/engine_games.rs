@@ -4,7 +4,7 @@
 //! position it scores otherwise than our rules, is recorded in the games table and reported),
 //! every game gets its own random opening (a deterministic engine against itself would repeat
 //! the other colour's game), and the directory resumes like a match: one shard per finished
-//! game, game `i` always from opening `i`.
+//! game, game `i` always from opening `i`, merged into few shards once every game is there.
 
 use anyhow::{anyhow, Context, Result};
 use std::path::Path;
@@ -126,5 +126,29 @@ pub fn play(
     if let Some(e) = write_error {
         anyhow::bail!("{}: writing games: {e}", dir.display());
     }
+    compact_when_complete(writer, dir, g.games).with_context(|| dir.display().to_string())?;
     Ok(summary)
+}
+
+/// Merges the directory's one-game shards once all `games` are there. The only writer merges
+/// its own; a writer of one range merges only if it is the last one out (it gets the directory
+/// to itself) and the other ranges are complete too.
+fn compact_when_complete(mut writer: GameWriter, dir: &Path, games: u64) -> Result<()> {
+    if writer.compact().map_err(anyhow::Error::msg)?.is_some() {
+        return Ok(());
+    }
+    drop(writer);
+    let Ok(lock) = varzero_datasets::DirLock::acquire(dir, varzero_datasets::LockMode::Exclusive)
+    else {
+        return Ok(());
+    };
+    let (shards, _) = varzero_datasets::read_live_games(dir).map_err(anyhow::Error::msg)?;
+    let ids: std::collections::HashSet<u64> = shards
+        .iter()
+        .flat_map(|(_, g)| g.iter().map(|g| g.game_id))
+        .collect();
+    if (0..games).all(|i| ids.contains(&i)) {
+        varzero_datasets::compact(dir, &lock).map_err(anyhow::Error::msg)?;
+    }
+    Ok(())
 }

@@ -45,6 +45,8 @@ enum Cmd {
     Analyze(analyze::AnalyzeArgs),
     /// List the games of dataset directories, one per line (id, result, ending, players, moves).
     Games(games::GamesArgs),
+    /// Merge a dataset directory's shards into few; drop games an older version wrote twice.
+    Compact(compact::CompactArgs),
     /// A rule-change experiment: any players under several rule sets, analysed side by side.
     Study(study::StudyArgs),
     /// A run, study or dataset directory as one self-contained HTML page (DIR/report.html).
@@ -72,6 +74,7 @@ fn main() {
         Cmd::Uci(a) => uci::run(a),
         Cmd::Analyze(a) => analyze::run(a),
         Cmd::Games(a) => games::run(a),
+        Cmd::Compact(a) => compact::run(a),
         Cmd::Study(a) => study::run(a),
         Cmd::Report(a) => report::run(a),
         Cmd::Probe => probe::run(),

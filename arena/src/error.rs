@@ -26,6 +26,14 @@ pub enum Error {
     /// `--out` holds games between other players.
     #[error("{dir} holds games of another match ({a} vs {b}): choose another --out")]
     OtherMatch { dir: String, a: String, b: String },
+    /// A game id twice in one directory: two writers of an older version wrote it at once.
+    #[error("{dir} holds game {id} twice ({first} and {again}): two writers at once, from an older varzero; `varzero compact {dir}` keeps the first of each")]
+    Duplicates {
+        dir: String,
+        id: u64,
+        first: String,
+        again: String,
+    },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -11,13 +11,17 @@
 //!
 //! Each pairing is a match directory `DIR/<a>--<b>/` (a games table that a killed match
 //! resumes from, `pairing.json` naming the two players, `games.txt`): the pairing of `a`
-//! against `b` and of `b` against `a` are the same pairing.
+//! against `b` and of `b` against `a` are the same pairing. One ladder at a time plays a
+//! pairing (its directory's lock): another ladder that needs it (two ladders sharing the rung
+//! cache) waits for it and then reads the finished games instead of playing them again. A
+//! finished pairing's shards are merged into one.
 
 use crate::error::{Error, Result};
 use crate::matches::{match_scores, random_openings, Arena, GameWriter, MatchConfig, MatchState};
 use crate::players::PlayerFactory;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use varzero_datasets::{DirLock, LockMode};
 use varzero_rules::Variant;
 use varzero_stats::bradley_terry::{self, Pairing};
 use varzero_stats::Wdl;
@@ -206,6 +210,10 @@ impl Ladder {
     ) -> Result<Wdl> {
         let (na, nb) = (a.name(), b.name());
         let dir = pairing_dir(base, &na, &nb);
+        // Held until the pairing is played: everything below reads and writes the directory.
+        let lock = DirLock::wait(&dir, LockMode::Exclusive, &mut |holder| {
+            eprintln!("ladder: {na} vs {nb} is being played by {holder}; waiting for it to finish")
+        })?;
         // The pairing is stored in the order it was first played.
         let (first, second, swapped) = match std::fs::read_to_string(dir.join("pairing.json"))
             .ok()
@@ -225,7 +233,7 @@ impl Ladder {
                 b: second.name(),
             })
             .expect("two strings serialise");
-            let tmp = dir.join("pairing.json.tmp");
+            let tmp = dir.join(".pairing.json.tmp");
             std::fs::write(&tmp, text)
                 .and_then(|_| std::fs::rename(&tmp, &pf))
                 .map_err(|e| Error::Io {
@@ -233,8 +241,14 @@ impl Ladder {
                     source: e,
                 })?;
         }
-        let mut writer =
-            GameWriter::create(&dir, &self.cfg.variant, &first.name(), &second.name())?;
+        let mut writer = GameWriter::with_lock(
+            lock,
+            LockMode::Exclusive,
+            &dir,
+            &self.cfg.variant,
+            &first.name(),
+            &second.name(),
+        )?;
         let done = writer.done().to_vec();
         let mut wdl = Wdl::default();
         if (done.len() as u64) < self.games() {
@@ -265,9 +279,12 @@ impl Ladder {
                 return Err(e);
             }
         }
+        // Also a pairing finished by an older version, in one shard per game.
+        writer.compact()?;
         for (_, s) in match_scores(&dir, &first.name(), &second.name())? {
             wdl.add(if swapped { s.flip() } else { s });
         }
+        drop(writer);
         Ok(wdl)
     }
 

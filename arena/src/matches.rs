@@ -4,8 +4,11 @@
 //! timeout, illegal move) loses that game, which is reported, and the match goes on.
 //!
 //! Game `i` belongs to pair `i / 2` and uses opening `pair mod openings`; in even games player
-//! A has White, in odd games Black. Games are written, as they finish, to the games table of
-//! the datasets crate (with an empty positions table) and to a text file.
+//! A has White, in odd games Black. Each player's randomness is seeded by the game (its opening,
+//! index and colour), not by the worker that plays it, so a resumed match, or one with other
+//! concurrency, plays the same games. Games are written, as they finish, to the games table of
+//! the datasets crate (with an empty positions table) and to a text file, by one writer per
+//! directory (a [`DirLock`]); a finished match's one-game shards are merged into few.
 
 use crate::error::{Error, Result};
 use crate::players::{GameView, Player, PlayerError, PlayerFactory};
@@ -16,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
-use varzero_datasets::GameRecord;
+use varzero_datasets::{Compaction, DirLock, GameRecord, LockMode};
 use varzero_rules::{Color, GameResult, Position, Variant};
 use varzero_stats::{GameScore, Pentanomial, Rng, Sprt, SprtDecision, Wdl};
 
@@ -163,6 +166,16 @@ pub fn read_openings(v: &Arc<Variant>, path: &Path) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// The seed of the player with White (`white`) or Black in game `index` from `start_fen`: the
+/// same game gets the same seed whichever worker plays it, whenever.
+pub fn game_seed(start_fen: &str, index: u64, white: bool) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in start_fen.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    Rng::derive(h, index * 2 + u64::from(!white))
+}
+
 /// A player slot of a worker: made on first use and again after a failure.
 struct Slot {
     factory: Arc<dyn PlayerFactory>,
@@ -229,7 +242,11 @@ impl Arena {
         };
         let mut failure: Option<(bool, Failure)> = None;
         for (is_a, slot) in [(true, &mut *a), (false, &mut *b)] {
-            if let Err(e) = slot.get().and_then(|p| p.new_game()) {
+            let seed = game_seed(&start_fen, index, is_a == a_white);
+            if let Err(e) = slot.get().and_then(|p| {
+                p.reseed(seed);
+                p.new_game()
+            }) {
                 slot.player = None;
                 failure = Some((is_a, fail(is_a, e)));
                 break;
@@ -489,15 +506,30 @@ pub struct GameWriter {
     pub positions: bool,
     positions_buffer: Vec<varzero_datasets::PositionRecord>,
     done: Vec<(u64, GameScore)>,
+    /// The directory's writer lock, held while the writer lives.
+    lock: DirLock,
+    /// The only writer (else one of several of disjoint ranges: nobody compacts).
+    exclusive: bool,
 }
 
 /// The games of `a` against `b` already in the dataset directory `dir`: index and A's score
 /// (sorted, one per index). A game between other players is an error.
+/// A game id twice (two writers of an older version at once, which played it differently) is
+/// refused: which of the two counts is for `varzero compact` to settle, not for a resume.
 pub fn match_scores(dir: &Path, a: &str, b: &str) -> Result<Vec<(u64, GameScore)>> {
-    let (shards, _) = varzero_datasets::list_shards(dir)?;
+    let (shards, _) = varzero_datasets::read_live_games(dir)?;
     let mut done = Vec::new();
-    for s in &shards {
-        for g in varzero_datasets::read_games(&s.path)? {
+    let mut seen: HashMap<u64, PathBuf> = HashMap::new();
+    for (s, games) in shards {
+        for g in games {
+            if let Some(first) = seen.insert(g.game_id, s.path.clone()) {
+                return Err(Error::Duplicates {
+                    dir: dir.display().to_string(),
+                    id: g.game_id,
+                    first: first.display().to_string(),
+                    again: s.path.display().to_string(),
+                });
+            }
             let meta: serde_json::Value = serde_json::from_str(&g.search).unwrap_or_default();
             let a_white = meta["a_white"].as_bool().unwrap_or(true);
             let (white, black) = (meta["white"].as_str(), meta["black"].as_str());
@@ -524,7 +556,6 @@ pub fn match_scores(dir: &Path, a: &str, b: &str) -> Result<Vec<(u64, GameScore)
         }
     }
     done.sort_by_key(|d| d.0);
-    done.dedup_by_key(|d| d.0);
     Ok(done)
 }
 
@@ -532,14 +563,14 @@ impl GameWriter {
     /// Opens `dir` (created) for a match of `a` against `b`, appending to `dir/games.txt`;
     /// shards continue the numbering of those already there, and the games already there
     /// ([`GameWriter::done`]) are the match's first games when it is resumed. A directory of
-    /// another variant, rules or pair of players is refused. Writes `dir/variant.toml` (the
-    /// effective variant) for analysis.
+    /// another variant, rules or pair of players is refused, and so is one that another
+    /// writer has (naming it). Writes `dir/variant.toml` (the effective variant) for analysis.
     pub fn create(dir: &Path, variant: &Arc<Variant>, a: &str, b: &str) -> Result<GameWriter> {
         Self::create_in(dir, variant, a, b, false)
     }
 
-    /// [`GameWriter::create`] for a directory other writers may be using at once (`shared`:
-    /// their temporary shards are left alone).
+    /// [`GameWriter::create`] for a directory other writers of disjoint ranges may be using at
+    /// once (`shared`: their temporary shards are left alone; an exclusive writer is refused).
     pub fn create_in(
         dir: &Path,
         variant: &Arc<Variant>,
@@ -547,11 +578,33 @@ impl GameWriter {
         b: &str,
         shared: bool,
     ) -> Result<GameWriter> {
-        let rules = varzero_datasets::DatasetRules::new(&variant.name, variant.rules_hash);
-        if shared {
-            varzero_datasets::claim_shared(dir, &rules)?;
+        let mode = if shared {
+            LockMode::Shared
         } else {
+            LockMode::Exclusive
+        };
+        let lock = DirLock::acquire(dir, mode)?;
+        Self::with_lock(lock, mode, dir, variant, a, b)
+    }
+
+    /// [`GameWriter::create`] with `dir`'s lock already taken (by [`DirLock::wait`]: a ladder
+    /// pairing that another ladder may be playing).
+    pub fn with_lock(
+        lock: DirLock,
+        mode: LockMode,
+        dir: &Path,
+        variant: &Arc<Variant>,
+        a: &str,
+        b: &str,
+    ) -> Result<GameWriter> {
+        let rules = varzero_datasets::DatasetRules::new(&variant.name, variant.rules_hash);
+        let exclusive = mode == LockMode::Exclusive;
+        if exclusive {
             varzero_datasets::claim(dir, &rules)?;
+            // What a compaction cut short left: the merged shard stands for these already.
+            varzero_datasets::remove_superseded(dir, &lock)?;
+        } else {
+            varzero_datasets::claim_shared(dir, &rules)?;
         }
         let (shards, _) = varzero_datasets::list_shards(dir)?;
         let seq = shards.iter().map(|s| s.seq + 1).max().unwrap_or(0);
@@ -577,7 +630,20 @@ impl GameWriter {
             positions: false,
             positions_buffer: Vec::new(),
             done,
+            lock,
+            exclusive,
         })
+    }
+
+    /// Writes what is buffered, then merges the directory's shards into few (the match, the
+    /// pairing or the teacher's games are complete). Only the directory's only writer
+    /// compacts: None for one of several.
+    pub fn compact(&mut self) -> Result<Option<Compaction>> {
+        self.flush()?;
+        if !self.exclusive {
+            return Ok(None);
+        }
+        Ok(Some(varzero_datasets::compact(&self.dir, &self.lock)?))
     }
 
     /// The games already in the directory when it was opened: index and A's score.

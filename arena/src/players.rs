@@ -71,6 +71,11 @@ pub trait Player: Send {
     fn new_game(&mut self) -> Result<(), PlayerError> {
         Ok(())
     }
+    /// Seeds the player's randomness for the next game. The arena calls it before every game
+    /// with a seed of that game and colour, so a game is the same whichever worker plays it and
+    /// whatever was played before (a resumed match replays the games an uninterrupted one
+    /// plays). A player without randomness ignores it.
+    fn reseed(&mut self, _seed: u64) {}
     /// The move to play. The caller checks its legality.
     fn choose(&mut self, game: &GameView) -> Result<String, PlayerError>;
     /// False once the player cannot go on (a crashed engine): it is recreated for the next game.
@@ -96,7 +101,7 @@ pub trait Player: Send {
 pub trait PlayerFactory: Send + Sync {
     /// The spec as given (shown in reports and recorded in the games table).
     fn name(&self) -> String;
-    /// A new player; `seed` seeds any randomness of slot `seed`.
+    /// A new player; `seed` seeds its randomness (reseeded before each game, [`Player::reseed`]).
     fn create(&self, seed: u64) -> Result<Box<dyn Player>, PlayerError>;
     /// Checks once, before a match, that players can be made (an engine starts and knows the
     /// variant). The default makes one player.
@@ -332,6 +337,9 @@ pub struct RandomPlayer {
 }
 
 impl Player for RandomPlayer {
+    fn reseed(&mut self, seed: u64) {
+        self.rng = Rng::new(Rng::derive(0x7261_6e64, seed));
+    }
     fn choose(&mut self, game: &GameView) -> Result<String, PlayerError> {
         let mut pos = game.pos.clone();
         let moves = pos.game_moves();

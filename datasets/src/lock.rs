@@ -64,6 +64,30 @@ impl DirLock {
         Ok(DirLock { _file: file, path })
     }
 
+    /// [`DirLock::acquire`], but waiting while another process holds `dir` (`on_wait` is told
+    /// who, once): for work that another writer may be doing right now and that is read, not
+    /// redone, once it has finished (a ladder pairing in a shared rung cache).
+    pub fn wait(dir: &Path, mode: LockMode, on_wait: &mut dyn FnMut(&str)) -> Result<DirLock> {
+        match DirLock::acquire(dir, mode) {
+            Err(Error::Locked { holder, .. }) => on_wait(&holder),
+            other => return other,
+        }
+        let path = lock_path(dir, LOCK_FILE)?;
+        let mut file = open(&path)?;
+        let got = match mode {
+            LockMode::Exclusive => file.lock(),
+            LockMode::Shared => file.lock_shared(),
+        };
+        got.map_err(|e| Error::io(path.display(), e))?;
+        if mode == LockMode::Exclusive {
+            let _ = file.set_len(0).and_then(|_| {
+                file.seek(SeekFrom::Start(0))?;
+                file.write_all(whoami().as_bytes())
+            });
+        }
+        Ok(DirLock { _file: file, path })
+    }
+
     /// Takes `dir`'s commit lock, waiting for another writer's commit to finish (commits are
     /// short: one shard's check and rename).
     pub fn commit(dir: &Path) -> Result<DirLock> {
@@ -146,5 +170,33 @@ mod tests {
         let _x = DirLock::acquire(&d, LockMode::Exclusive).unwrap();
         let _c = DirLock::commit(&d).unwrap();
         assert!(d.join(COMMIT_LOCK_FILE).exists());
+    }
+
+    #[test]
+    fn wait_returns_once_the_holder_lets_go() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("d");
+        let held = DirLock::acquire(&d, LockMode::Exclusive).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let d2 = d.clone();
+        let waiter = std::thread::spawn(move || {
+            let mut told = Vec::new();
+            let l = DirLock::wait(&d2, LockMode::Exclusive, &mut |h| {
+                told.push(h.to_string());
+                tx.send(()).unwrap();
+            })
+            .unwrap();
+            (l, told)
+        });
+        // The waiter has been refused once (and said so) before the holder lets go.
+        rx.recv().unwrap();
+        drop(held);
+        let (_l, told) = waiter.join().unwrap();
+        assert_eq!(told.len(), 1);
+        assert!(
+            told[0].contains(&format!("pid {}", std::process::id())),
+            "{told:?}"
+        );
+        assert!(DirLock::acquire(&d, LockMode::Exclusive).is_err());
     }
 }

@@ -379,10 +379,10 @@ pub struct Adjudication {
 
 /// Reads the referee's records of an arm's games (the `search` column of the games table).
 pub fn adjudication(dir: &Path) -> Result<Adjudication> {
-    let (shards, _) = varzero_datasets::list_shards(dir)?;
+    let (shards, _) = varzero_datasets::read_live_games(dir)?;
     let mut out = Adjudication::default();
-    for s in &shards {
-        for g in varzero_datasets::read_games(&s.path)? {
+    for (_, games) in shards {
+        for g in games {
             out.games += 1;
             let meta: serde_json::Value = serde_json::from_str(&g.search).unwrap_or_default();
             if let Some(f) = meta["failure"].as_str() {

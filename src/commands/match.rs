@@ -1,6 +1,8 @@
 //! `varzero match`: two players, N games in pairs of the same opening with colours swapped,
 //! several at once, with a progress bar (score, Elo with its 95% interval, SPRT LLR); games go
-//! to a dataset directory (games table) and a text file. The last line of stdout is the result.
+//! to a dataset directory (games table) and a text file, which this match alone writes (a
+//! second match on the same `--out` is refused) and merges into few shards once it is over.
+//! The last line of stdout is the result.
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -239,6 +241,12 @@ pub fn run(a: MatchArgs) -> Result<()> {
     }
     if let Some(e) = write_error {
         bail!("writing games: {e}");
+    }
+    // The match is over (every game played, or the SPRT decided): its one-game shards merge.
+    if let Some(w) = &mut writer {
+        w.compact()
+            .map_err(anyhow::Error::msg)
+            .context("merging the match's shards")?;
     }
     let st = &summary.state;
     println!(

@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod compact;
 pub mod games;
 pub mod ladder;
 pub mod r#match;
