@@ -24,6 +24,10 @@ pub fn run(a: GamesArgs) -> Result<()> {
         for s in skipped {
             eprintln!("warning: {s}");
         }
+        // Listed all the same: this is how to look at what the repair would keep.
+        if let Err(e) = varzero_datasets::check_unique(d) {
+            eprintln!("warning: {e}");
+        }
         for s in &shards {
             rows.extend(varzero_datasets::read_games(&s.path)?);
         }
