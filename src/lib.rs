@@ -34,6 +34,42 @@ pub fn write_atomic(path: &std::path::Path, bytes: impl AsRef<[u8]>) -> anyhow::
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+    // A failed write (a full disk) leaves no temporary behind.
+    let done = std::fs::write(&tmp, bytes)
+        .with_context(|| format!("cannot write {}", tmp.display()))
+        .and_then(|()| {
+            std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+        });
+    if done.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    done
+}
+
+/// Whether a file name is one of our temporaries (`.NAME.PID.tmp`, `NAME.EXT.tmp`,
+/// `NAME.tmp.EXT`): what a write killed or failed before its rename left.
+pub fn is_temporary(name: &str) -> bool {
+    name.ends_with(".tmp") || name.contains(".tmp.")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_failed_atomic_write_leaves_no_temporary() {
+        let t = tempfile::tempdir().unwrap();
+        // The target is a directory that is not empty, so the rename fails after the
+        // temporary was written (as a full disk fails the write itself).
+        let target = t.path().join("stages.csv");
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("f"), "").unwrap();
+        assert!(super::write_atomic(&target, "a,b\n").is_err());
+        let names: Vec<String> = std::fs::read_dir(t.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        assert_eq!(names, ["stages.csv"]);
+        assert!(super::is_temporary(".stages.csv.123.tmp"));
+        assert!(super::is_temporary("checkpoint.tmp.safetensors"));
+        assert!(!super::is_temporary(".lock") && !super::is_temporary("gen-001.json"));
+    }
 }

@@ -51,6 +51,8 @@ enum Cmd {
     Study(study::StudyArgs),
     /// A run, study or dataset directory as one self-contained HTML page (DIR/report.html).
     Report(report::ReportArgs),
+    /// Keep one copy of each game in dataset or run directories (written twice by old versions).
+    Repair(repair::RepairArgs),
     /// Machine interface: one JSON request per line on stdin, one JSON answer per line.
     Probe,
     /// Benchmarks (release builds only).
@@ -77,6 +79,7 @@ fn main() {
         Cmd::Compact(a) => compact::run(a),
         Cmd::Study(a) => study::run(a),
         Cmd::Report(a) => report::run(a),
+        Cmd::Repair(a) => repair::run(a),
         Cmd::Probe => probe::run(),
         Cmd::Bench { cmd } => bench::run(cmd),
     };

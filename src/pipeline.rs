@@ -577,6 +577,21 @@ pub fn selfplay_games(
     quiet: bool,
 ) -> Result<()> {
     let sp = dir.join("selfplay").join(format!("gen-{gen:03}"));
+    // Ranges share the generation's directory; the whole pass holds it alone (it removes what
+    // killed range writers left), so it waits for range writers still at work there (a task
+    // retried while its first attempt still runs), saying for whom.
+    let _lock = match &range {
+        Some(_) => varzero_datasets::DirLock::acquire(&sp, varzero_datasets::LockMode::Shared)?,
+        None => {
+            varzero_datasets::DirLock::wait(
+                &sp,
+                varzero_datasets::LockMode::Exclusive,
+                &mut |holder| {
+                    eprintln!("note: {} is in use by {holder}: waiting for it", sp.display())
+                },
+            )?
+        }
+    };
     let usage = Usage::start();
     if let (0, Some(spec)) = (gen, &cfg.gen0) {
         let t = Instant::now();
@@ -719,8 +734,15 @@ pub fn train_generation(
         let from = summary.model.with_extension(ext);
         let to = model.with_extension(ext);
         let tmp = to.with_extension(format!("{ext}.tmp"));
-        std::fs::copy(&from, &tmp).with_context(|| format!("cannot copy {}", from.display()))?;
-        std::fs::rename(&tmp, &to)?;
+        let copied = std::fs::copy(&from, &tmp)
+            .with_context(|| format!("cannot copy {}", from.display()))
+            .and_then(|_| {
+                std::fs::rename(&tmp, &to).with_context(|| format!("cannot write {}", to.display()))
+            });
+        if copied.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        copied?;
     }
     let (f, l) = (
         summary.first.unwrap_or_default(),
@@ -1091,8 +1113,10 @@ pub fn ladder_generation(
         .collect();
     let png = dir.join("logs").join("ladder.png");
     let tmp = dir.join("logs").join("ladder.tmp.png");
-    varzero_trainer::elo_curves(&points, &rungs, &tmp)
-        .map_err(|e| anyhow::anyhow!("cannot draw {}: {e}", png.display()))?;
+    varzero_trainer::elo_curves(&points, &rungs, &tmp).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        anyhow::anyhow!("cannot draw {}: {e}", png.display())
+    })?;
     if tmp.exists() {
         std::fs::rename(&tmp, &png)?;
     }
@@ -1157,10 +1181,71 @@ pub fn finish(dir: &Path, cfg: &PipelineConfig, v: &Arc<Variant>, quiet: bool) -
     Ok(())
 }
 
+/// Removes what writes killed or failed before their rename left in a run directory: in it,
+/// in `logs/`, `models/` and each training directory (each self-play directory is cleaned by
+/// its own exclusive writer). Only the run's exclusive holder calls it, so no live writer's
+/// temporary goes; a training directory that a `varzero train` of its own holds is left alone.
+pub fn remove_run_temporaries(dir: &Path) -> Result<()> {
+    let mut dirs = vec![
+        (dir.to_path_buf(), None),
+        (dir.join("logs"), None),
+        (dir.join("logs").join("cpu.d"), None),
+        (dir.join("models"), None),
+    ];
+    for e in std::fs::read_dir(dir.join("training"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        if e.path().is_dir() {
+            match varzero_datasets::DirLock::acquire(
+                &e.path(),
+                varzero_datasets::LockMode::Exclusive,
+            ) {
+                Ok(lock) => dirs.push((e.path(), Some(lock))),
+                Err(_) => continue,
+            }
+        }
+    }
+    for (d, _lock) in &dirs {
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_file() && crate::is_temporary(&e.file_name().to_string_lossy()) {
+                std::fs::remove_file(&p)
+                    .with_context(|| format!("cannot remove {}", p.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refused when a generation's self-play directory holds a game twice (written by an older
+/// version's concurrent writers), before any stage runs: the error names the repair command.
+pub fn check_selfplay_unique(dir: &Path) -> Result<()> {
+    let mut gens: Vec<PathBuf> = std::fs::read_dir(dir.join("selfplay"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    gens.sort();
+    for g in gens {
+        varzero_datasets::check_unique(&g)?;
+    }
+    Ok(())
+}
+
 /// The whole loop in `dir`: every stage of every generation, each skipped when its output is
-/// there.
+/// there. The run directory's lock is held exclusively for the whole run: a second `pipeline`
+/// on it, or a `--stage` command, is refused while this one runs (one writer per directory).
 pub fn run(dir: &Path, cfg: &PipelineConfig, quiet: bool) -> Result<()> {
+    // A refused config creates nothing, not even the lock.
+    cfg.check()?;
+    let _lock = varzero_datasets::DirLock::acquire(dir, varzero_datasets::LockMode::Exclusive)?;
     open_run(dir, cfg)?;
+    remove_run_temporaries(dir)?;
+    check_selfplay_unique(dir)?;
     let v = Variant::builtin(&cfg.variant)?;
     let start = Instant::now();
     println!(

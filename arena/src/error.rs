@@ -27,7 +27,7 @@ pub enum Error {
     #[error("{dir} holds games of another match ({a} vs {b}): choose another --out")]
     OtherMatch { dir: String, a: String, b: String },
     /// A game id twice in one directory: two writers of an older version wrote it at once.
-    #[error("{dir} holds game {id} twice ({first} and {again}): two writers at once, from an older varzero; `varzero compact {dir}` keeps the first of each")]
+    #[error("{dir} holds game {id} twice ({first} and {again}): two writers at once, from an older varzero; `varzero repair {dir}` keeps the first of each")]
     Duplicates {
         dir: String,
         id: u64,

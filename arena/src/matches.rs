@@ -495,7 +495,8 @@ pub struct GameWriter {
     dir: PathBuf,
     text: std::fs::File,
     buffer: Vec<GameRecord>,
-    seq: u64,
+    /// The games of the directory as this writer has seen them (for the commit check).
+    committed: varzero_datasets::Committed,
     tag: String,
     variant: Arc<Variant>,
     /// Games per shard: 1, so that a killed match loses no finished game.
@@ -515,7 +516,7 @@ pub struct GameWriter {
 /// The games of `a` against `b` already in the dataset directory `dir`: index and A's score
 /// (sorted, one per index). A game between other players is an error.
 /// A game id twice (two writers of an older version at once, which played it differently) is
-/// refused: which of the two counts is for `varzero compact` to settle, not for a resume.
+/// refused: which of the two counts is for `varzero repair` to settle, not for a resume.
 pub fn match_scores(dir: &Path, a: &str, b: &str) -> Result<Vec<(u64, GameScore)>> {
     let (shards, _) = varzero_datasets::read_live_games(dir)?;
     let mut done = Vec::new();
@@ -606,8 +607,6 @@ impl GameWriter {
         } else {
             varzero_datasets::claim_shared(dir, &rules)?;
         }
-        let (shards, _) = varzero_datasets::list_shards(dir)?;
-        let seq = shards.iter().map(|s| s.seq + 1).max().unwrap_or(0);
         let done = match_scores(dir, a, b)?;
         varzero_datasets::write_variant_file(dir, variant)?;
         let text_path = dir.join("games.txt");
@@ -623,7 +622,7 @@ impl GameWriter {
             dir: dir.to_path_buf(),
             text,
             buffer: Vec::new(),
-            seq,
+            committed: varzero_datasets::Committed::default(),
             tag: format!("match{:x}", std::process::id()),
             variant: variant.clone(),
             shard_games: 1,
@@ -776,14 +775,15 @@ impl GameWriter {
         }
         self.buffer.sort_by_key(|g| g.game_id);
         self.positions_buffer.sort_by_key(|p| (p.game_id, p.ply));
-        varzero_datasets::write_shard(
+        // Through the commit check: a writer of another range of the same games (a retried
+        // task whose first attempt still runs) may have written some of them meanwhile.
+        varzero_datasets::commit_shard(
             &self.dir,
-            self.seq,
             &self.tag,
             &self.positions_buffer,
             &self.buffer,
+            &mut self.committed,
         )?;
-        self.seq += 1;
         self.buffer.clear();
         self.positions_buffer.clear();
         Ok(())

@@ -32,6 +32,7 @@ pub use records::{
     POSITIONS_SCHEMA, SCHEMA_KEY,
 };
 pub use shard::{
-    list_shards, read_games, read_positions, scan_games, scan_positions_window,
-    scan_positions_window_dirs, write_shard, ShardInfo, SkippedShard,
+    check_unique, commit_shard, list_shards, read_game_ids, read_games, read_positions,
+    repair_duplicates, scan_games, scan_positions_window, scan_positions_window_dirs, write_shard,
+    Commit, Committed, Repair, ShardInfo, SkippedShard,
 };

@@ -8,9 +8,11 @@
 //! Lustre with `flock` mounted honour it; docs/cluster.md).
 
 use crate::error::{Error, Result};
+use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
 
 /// The writer's lock file inside a directory.
 pub const LOCK_FILE: &str = ".lock";
@@ -30,19 +32,75 @@ pub enum LockMode {
 /// A held lock; released when dropped (or when the process dies).
 #[derive(Debug)]
 pub struct DirLock {
-    _file: File,
+    _file: Arc<File>,
     path: PathBuf,
 }
 
+/// The writer's locks this process holds, by lock file and thread. `flock` belongs to an open
+/// file, so a second `open` of the same lock file would conflict with the first: a stage that
+/// locks a directory and then calls a library function that locks it again on the same thread
+/// (the pipeline and the generator, a command and `GameWriter`) shares the one open file
+/// instead. Another thread opens its own and is excluded like another process (two ladders of
+/// one process, the pipeline's overlap, never play one pairing at once).
+static HELD: Mutex<Option<Held>> = Mutex::new(None);
+
+/// (lock file, thread) -> the mode it is held in and the open file that holds it.
+type Held = HashMap<(PathBuf, std::thread::ThreadId), (LockMode, Weak<File>)>;
+
 impl DirLock {
     /// Takes `dir`'s writer lock without waiting: refused, naming the holder, when another
-    /// process holds it in a conflicting mode. Creates `dir` when missing.
+    /// process holds it in a conflicting mode. Creates `dir` when missing. Taken again in the
+    /// same process it is the same lock (an exclusive holder may take it in either mode; a
+    /// shared holder is refused the exclusive mode, since `flock` cannot upgrade atomically).
     pub fn acquire(dir: &Path, mode: LockMode) -> Result<DirLock> {
+        Self::take(dir, mode, false)
+    }
+
+    /// As [`DirLock::acquire`], but waits while another process holds the lock, telling
+    /// `on_wait` who holds it (once): for work another writer may be doing right now (a whole
+    /// generation's self-play pass waits for the range writers still at work there; a ladder
+    /// pairing in a shared rung cache is read, not replayed, once its player has finished).
+    pub fn wait(dir: &Path, mode: LockMode, on_wait: &mut dyn FnMut(&str)) -> Result<DirLock> {
+        match Self::take(dir, mode, false) {
+            Err(Error::Locked { holder, .. }) => on_wait(&holder),
+            other => return other,
+        }
+        Self::take(dir, mode, true)
+    }
+
+    fn take(dir: &Path, mode: LockMode, wait: bool) -> Result<DirLock> {
         let path = lock_path(dir, LOCK_FILE)?;
+        let key = (
+            fs::canonicalize(&path).unwrap_or_else(|_| path.clone()),
+            std::thread::current().id(),
+        );
+        // The registry is only looked at here and written below, never held while blocking
+        // on a lock another thread or process holds.
+        let held_now = {
+            let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+            let held = held.get_or_insert_with(HashMap::new);
+            held.get(&key).cloned()
+        };
+        if let Some((have, file)) = held_now {
+            if let Some(file) = file.upgrade() {
+                if have == LockMode::Shared && mode == LockMode::Exclusive {
+                    return Err(Error::Locked {
+                        dir: dir.display().to_string(),
+                        holder: format!(
+                            "this process (pid {}) as a shared writer",
+                            std::process::id()
+                        ),
+                    });
+                }
+                return Ok(DirLock { _file: file, path });
+            }
+        }
         let mut file = open(&path)?;
-        let got = match mode {
-            LockMode::Exclusive => file.try_lock(),
-            LockMode::Shared => file.try_lock_shared(),
+        let got = match (mode, wait) {
+            (LockMode::Exclusive, false) => file.try_lock(),
+            (LockMode::Shared, false) => file.try_lock_shared(),
+            (LockMode::Exclusive, true) => file.lock().map_err(TryLockError::Error),
+            (LockMode::Shared, true) => file.lock_shared().map_err(TryLockError::Error),
         };
         match got {
             Ok(()) => {}
@@ -54,47 +112,30 @@ impl DirLock {
             }
             Err(TryLockError::Error(e)) => return Err(Error::io(path.display(), e)),
         }
-        if mode == LockMode::Exclusive {
-            // Only an exclusive holder rewrites the file: shared holders would clobber each other.
-            let _ = file.set_len(0).and_then(|_| {
-                file.seek(SeekFrom::Start(0))?;
-                file.write_all(whoami().as_bytes())
-            });
-        }
-        Ok(DirLock { _file: file, path })
-    }
-
-    /// [`DirLock::acquire`], but waiting while another process holds `dir` (`on_wait` is told
-    /// who, once): for work that another writer may be doing right now and that is read, not
-    /// redone, once it has finished (a ladder pairing in a shared rung cache).
-    pub fn wait(dir: &Path, mode: LockMode, on_wait: &mut dyn FnMut(&str)) -> Result<DirLock> {
-        match DirLock::acquire(dir, mode) {
-            Err(Error::Locked { holder, .. }) => on_wait(&holder),
-            other => return other,
-        }
-        let path = lock_path(dir, LOCK_FILE)?;
-        let mut file = open(&path)?;
-        let got = match mode {
-            LockMode::Exclusive => file.lock(),
-            LockMode::Shared => file.lock_shared(),
-        };
-        got.map_err(|e| Error::io(path.display(), e))?;
-        if mode == LockMode::Exclusive {
-            let _ = file.set_len(0).and_then(|_| {
-                file.seek(SeekFrom::Start(0))?;
-                file.write_all(whoami().as_bytes())
-            });
-        }
+        // Shared holders write their line too (one whole line at offset 0, so the first line
+        // is always one holder's), else a refusal would name a long-gone exclusive holder.
+        let _ = file.set_len(0).and_then(|_| {
+            file.seek(SeekFrom::Start(0))?;
+            file.write_all(whoami().as_bytes())
+        });
+        let file = Arc::new(file);
+        HELD.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(HashMap::new)
+            .insert(key, (mode, Arc::downgrade(&file)));
         Ok(DirLock { _file: file, path })
     }
 
     /// Takes `dir`'s commit lock, waiting for another writer's commit to finish (commits are
-    /// short: one shard's check and rename).
+    /// short: one shard's check and rename). Never taken twice at once by one thread.
     pub fn commit(dir: &Path) -> Result<DirLock> {
         let path = lock_path(dir, COMMIT_LOCK_FILE)?;
         let file = open(&path)?;
         file.lock().map_err(|e| Error::io(path.display(), e))?;
-        Ok(DirLock { _file: file, path })
+        Ok(DirLock {
+            _file: Arc::new(file),
+            path,
+        })
     }
 
     /// The lock file held.
@@ -147,12 +188,34 @@ fn whoami() -> String {
 mod tests {
     use super::*;
 
+    /// Another process's hold on `dir`'s lock: a second open of the lock file, as `flock`
+    /// sees another process.
+    fn other(dir: &Path, exclusive: bool) -> File {
+        let f = open(&dir.join(LOCK_FILE)).unwrap();
+        if exclusive {
+            f.try_lock().unwrap();
+        } else {
+            f.try_lock_shared().unwrap();
+        }
+        f
+    }
+
     #[test]
     fn exclusive_excludes_everyone_and_shared_excludes_only_exclusive() {
         let t = tempfile::tempdir().unwrap();
         let d = t.path().join("d");
         {
             let _x = DirLock::acquire(&d, LockMode::Exclusive).unwrap();
+            let f = open(&d.join(LOCK_FILE)).unwrap();
+            assert!(f.try_lock_shared().is_err(), "held for other processes");
+            let text = fs::read_to_string(d.join(LOCK_FILE)).unwrap();
+            assert!(
+                text.starts_with(&format!("pid {} on host ", std::process::id())),
+                "{text}"
+            );
+        }
+        {
+            let o = other(&d, true);
             let e = DirLock::acquire(&d, LockMode::Exclusive).unwrap_err();
             let msg = e.to_string();
             assert!(
@@ -160,20 +223,45 @@ mod tests {
                 "{msg}"
             );
             assert!(DirLock::acquire(&d, LockMode::Shared).is_err());
+            drop(o);
         }
+        let o = other(&d, false);
         let a = DirLock::acquire(&d, LockMode::Shared).unwrap();
-        let _b = DirLock::acquire(&d, LockMode::Shared).unwrap();
-        assert!(DirLock::acquire(&d, LockMode::Exclusive).is_err());
+        assert!(DirLock::acquire(&d, LockMode::Shared).is_ok());
         drop(a);
-        drop(_b);
-        // Released on drop: the next writer gets it.
+        assert!(DirLock::acquire(&d, LockMode::Exclusive).is_err());
+        drop(o);
+        // Released on drop (or with the process): the next writer gets it.
         let _x = DirLock::acquire(&d, LockMode::Exclusive).unwrap();
         let _c = DirLock::commit(&d).unwrap();
         assert!(d.join(COMMIT_LOCK_FILE).exists());
     }
 
     #[test]
-    fn wait_returns_once_the_holder_lets_go() {
+    fn the_same_process_takes_its_own_lock_again() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("d");
+        let x = DirLock::acquire(&d, LockMode::Exclusive).unwrap();
+        let again = DirLock::acquire(&d, LockMode::Exclusive).unwrap();
+        let inner = DirLock::acquire(&d, LockMode::Shared).unwrap();
+        drop(x);
+        drop(again);
+        // Still held through the inner handle, for other processes.
+        let f = open(&d.join(LOCK_FILE)).unwrap();
+        assert!(f.try_lock_shared().is_err());
+        drop(inner);
+        assert!(f.try_lock().is_ok(), "released with the last handle");
+        f.unlock().unwrap();
+        // A shared holder cannot become exclusive (flock would drop the lock to upgrade it).
+        let s = DirLock::acquire(&d, LockMode::Shared).unwrap();
+        let e = DirLock::acquire(&d, LockMode::Exclusive).unwrap_err();
+        assert!(e.to_string().contains("shared writer"), "{e}");
+        drop(s);
+        assert!(DirLock::acquire(&d, LockMode::Exclusive).is_ok());
+    }
+
+    #[test]
+    fn another_thread_waits_until_the_holder_lets_go() {
         let t = tempfile::tempdir().unwrap();
         let d = t.path().join("d");
         let held = DirLock::acquire(&d, LockMode::Exclusive).unwrap();
@@ -188,7 +276,8 @@ mod tests {
             .unwrap();
             (l, told)
         });
-        // The waiter has been refused once (and said so) before the holder lets go.
+        // The waiter (another thread: not the same lock) is refused once, and says so, before
+        // the holder lets go.
         rx.recv().unwrap();
         drop(held);
         let (_l, told) = waiter.join().unwrap();
@@ -197,6 +286,5 @@ mod tests {
             told[0].contains(&format!("pid {}", std::process::id())),
             "{told:?}"
         );
-        assert!(DirLock::acquire(&d, LockMode::Exclusive).is_err());
     }
 }

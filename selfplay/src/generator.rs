@@ -4,13 +4,13 @@
 //! threads or batching, and a resumed run plays exactly the games that are missing.
 
 use crate::config::SelfplayConfig;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-use varzero_datasets::{GameRecord, PositionRecord};
+use varzero_datasets::{Committed, DirLock, GameRecord, LockMode, PositionRecord};
 use varzero_rules::{GameResult, Move, Outcome, Position, Variant};
 use varzero_search::{Evaluator, GumbelScratch, Leaf, NodeState, Rng, Round, SearchConfig, Tree};
 
@@ -41,6 +41,35 @@ pub struct Summary {
     pub positions: u64,
     pub shards_written: u64,
     pub skipped_shards: Vec<String>,
+}
+
+/// The game ids still to play: a range walked lazily (a run of 10^12 games holds no list of
+/// them), skipping those the directory holds (at the start, or committed since by another
+/// writer).
+struct Queue {
+    next: u64,
+    end: u64,
+    skip: HashSet<u64>,
+}
+
+impl Queue {
+    fn pop(&mut self) -> Option<u64> {
+        while self.next < self.end {
+            let id = self.next;
+            self.next += 1;
+            if !self.skip.remove(&id) {
+                return Some(id);
+            }
+        }
+        None
+    }
+
+    /// Ids of the range not handed out yet that another writer has committed.
+    fn skip(&mut self, ids: impl IntoIterator<Item = u64>) {
+        let (next, end) = (self.next, self.end);
+        self.skip
+            .extend(ids.into_iter().filter(|id| (next..end).contains(id)));
+    }
 }
 
 /// A finished game, ready for the writer.
@@ -232,7 +261,7 @@ impl Generator {
     }
 
     /// One worker: advances up to `games_per_worker` games at once until the queue is empty.
-    fn worker(&self, queue: &Mutex<VecDeque<u64>>, out: &mpsc::Sender<FinishedGame>) {
+    fn worker(&self, queue: &Mutex<Queue>, out: &mpsc::Sender<FinishedGame>) {
         let start = Instant::now();
         let mut games: Vec<Game> = Vec::new();
         let mut round = Round::default();
@@ -243,7 +272,7 @@ impl Generator {
             while games.len() < self.run.games_per_worker.max(1)
                 && !self.stop.load(Ordering::Relaxed)
             {
-                let Some(id) = queue.lock().unwrap().pop_front() else {
+                let Some(id) = queue.lock().unwrap().pop() else {
                     break;
                 };
                 games.push(self.new_game(id));
@@ -349,15 +378,25 @@ impl Generator {
 
     /// Plays the games of `range` that `dir` does not hold yet. Game `i` is the same game
     /// whoever plays it (its seed is the run's seed + i), so ranges can be played by separate
-    /// processes, on separate machines, into one directory shared by all (`shared`: other
-    /// writers may be at work there, so their temporary shards are left alone; the full-range
-    /// run afterwards removes what a killed writer left).
+    /// processes, on separate machines, into one directory shared by all (`shared`: the
+    /// directory's lock is held shared, so other range writers may be at work there and their
+    /// temporary shards are left alone; otherwise it is held exclusively, and what a killed
+    /// writer left is removed). Each shard is checked against the directory as it is renamed
+    /// in ([`varzero_datasets::commit_shard`]), so games that another writer committed in the
+    /// meantime are dropped, never written twice. A directory that already holds a game twice
+    /// is refused, naming the repair command.
     pub fn run_range(
         &self,
         dir: &Path,
         range: std::ops::Range<u64>,
         shared: bool,
     ) -> varzero_datasets::Result<Summary> {
+        let mode = if shared {
+            LockMode::Shared
+        } else {
+            LockMode::Exclusive
+        };
+        let _lock = DirLock::acquire(dir, mode)?;
         // A directory of other rules is refused before any game: its games would count as done.
         let rules =
             varzero_datasets::DatasetRules::new(&self.variant.name, self.variant.rules_hash);
@@ -366,28 +405,24 @@ impl Generator {
         } else {
             varzero_datasets::claim(dir, &rules)?;
         }
-        let (shards, skipped) = varzero_datasets::list_shards(dir)?;
-        let mut done = BTreeSet::new();
-        for s in &shards {
-            for g in varzero_datasets::read_games(&s.path)? {
-                done.insert(g.game_id);
-            }
-        }
-        let todo: VecDeque<u64> = range.clone().filter(|id| !done.contains(id)).collect();
+        let (_, skipped) = varzero_datasets::list_shards(dir)?;
+        let mut committed = Committed::default();
+        committed.refresh(dir)?;
+        committed.check_unique(dir)?;
+        let mut queue = Queue {
+            next: range.start,
+            end: range.end,
+            skip: HashSet::new(),
+        };
+        // Only the ids the directory holds are kept, never the range itself.
+        queue.skip(committed.ids_in(&range));
         let mut summary = Summary {
-            games_already_done: done.iter().filter(|id| range.contains(id)).count() as u64,
+            games_already_done: queue.skip.len() as u64,
             skipped_shards: skipped.iter().map(|s| s.to_string()).collect(),
             ..Summary::default()
         };
-        let next_seq = AtomicU64::new(shards.iter().map(|s| s.seq + 1).max().unwrap_or(0));
-        let tag = format!(
-            "{:x}",
-            Rng::derive(
-                std::process::id() as u64,
-                Instant::now().elapsed().as_nanos() as u64 ^ self.run.seed
-            ) & 0xffff_ffff
-        );
-        let queue = Mutex::new(todo);
+        let tag = writer_tag(self.run.seed);
+        let queue = Mutex::new(queue);
         let (tx, rx) = mpsc::channel::<FinishedGame>();
         let result: varzero_datasets::Result<()> = std::thread::scope(|s| {
             for _ in 0..self.run.threads.max(1) {
@@ -398,9 +433,9 @@ impl Generator {
             drop(tx);
             let mut buf_pos: Vec<PositionRecord> = Vec::new();
             let mut buf_games: Vec<GameRecord> = Vec::new();
-            let flush = |pos: &mut Vec<PositionRecord>,
-                         gs: &mut Vec<GameRecord>,
-                         summary: &mut Summary|
+            let mut flush = |pos: &mut Vec<PositionRecord>,
+                             gs: &mut Vec<GameRecord>,
+                             summary: &mut Summary|
              -> varzero_datasets::Result<()> {
                 if gs.is_empty() {
                     return Ok(());
@@ -408,10 +443,16 @@ impl Generator {
                 // Games in id order within a shard, so a run is the same whatever the threads.
                 gs.sort_by_key(|g| g.game_id);
                 pos.sort_by_key(|p| (p.game_id, p.ply));
-                let seq = next_seq.fetch_add(1, Ordering::Relaxed);
-                varzero_datasets::write_shard(dir, seq, &tag, pos, gs)?;
-                summary.shards_written += 1;
-                self.stats.shards.fetch_add(1, Ordering::Relaxed);
+                let c = varzero_datasets::commit_shard(dir, &tag, pos, gs, &mut committed)?;
+                if c.path.is_some() {
+                    summary.shards_written += 1;
+                    self.stats.shards.fetch_add(1, Ordering::Relaxed);
+                }
+                summary.games_played += c.games as u64;
+                summary.positions += c.positions as u64;
+                summary.games_already_done += c.dropped.len() as u64;
+                // What another writer has done since need not be played here.
+                queue.lock().unwrap().skip(c.others);
                 pos.clear();
                 gs.clear();
                 Ok(())
@@ -427,8 +468,6 @@ impl Generator {
                     GameResult::Draw => &self.stats.draws,
                 }
                 .fetch_add(1, Ordering::Relaxed);
-                summary.games_played += 1;
-                summary.positions += fin.positions.len() as u64;
                 buf_pos.extend(fin.positions);
                 buf_games.push(fin.game);
                 if buf_pos.len() >= self.run.shard_positions {
@@ -442,11 +481,61 @@ impl Generator {
     }
 }
 
+/// A writer's shard tag, different for every process on every host (two range writers on two
+/// machines may have the same pid and seed).
+fn writer_tag(seed: u64) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or_default();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let h = host.trim().bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    });
+    format!(
+        "{:x}",
+        Rng::derive(Rng::derive(std::process::id() as u64 ^ h, nanos), seed) & 0xffff_ffff_ffff
+    )
+}
+
 /// Plays one game in memory (no files): for tests and tools.
 pub fn play_game(gen: &Generator, id: u64) -> FinishedGame {
-    let queue = Mutex::new(VecDeque::from([id]));
+    let queue = Mutex::new(Queue {
+        next: id,
+        end: id.saturating_add(1),
+        skip: HashSet::new(),
+    });
     let (tx, rx) = mpsc::channel();
     gen.worker(&queue, &tx);
     drop(tx);
     rx.recv().expect("one finished game")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_queue_walks_its_range_lazily_skipping_what_is_done() {
+        // A range of 10^12 ids costs nothing up front: only skipped ids are held.
+        let mut q = Queue {
+            next: 0,
+            end: 1_000_000_000_000,
+            skip: HashSet::new(),
+        };
+        q.skip([1, 3, 2_000_000_000_000]);
+        assert_eq!(q.skip.len(), 2, "ids outside the range are not kept");
+        assert_eq!((q.pop(), q.pop()), (Some(0), Some(2)));
+        // Another writer committed 4 and 5 meanwhile (and 0, handed out already).
+        q.skip([0, 4, 5]);
+        assert_eq!(q.skip.len(), 3, "3, 4 and 5");
+        assert_eq!(q.pop(), Some(6));
+        assert!(q.skip.is_empty(), "passed ids are forgotten");
+        let mut q = Queue {
+            next: 7,
+            end: 9,
+            skip: HashSet::from([8]),
+        };
+        assert_eq!((q.pop(), q.pop()), (Some(7), None));
+    }
 }

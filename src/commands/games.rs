@@ -20,26 +20,16 @@ pub fn run(a: GamesArgs) -> Result<()> {
         if !d.is_dir() {
             anyhow::bail!("{}: not a directory", d.display());
         }
-        let (shards, skipped) = varzero_datasets::read_live_games(d)?;
+        let (shards, skipped) = varzero_datasets::list_shards(d)?;
         for s in skipped {
             eprintln!("warning: {s}");
         }
-        let mut seen = std::collections::HashMap::new();
-        for (s, games) in shards {
-            for g in &games {
-                if let Some(first) = seen.insert(g.game_id, s.path.clone()) {
-                    anyhow::bail!(
-                        "{} holds game {} twice ({} and {}): two writers at once, from an older \
-                         varzero; `varzero compact {}` keeps the first of each",
-                        d.display(),
-                        g.game_id,
-                        first.display(),
-                        s.path.display(),
-                        d.display()
-                    );
-                }
-            }
-            rows.extend(games);
+        // Listed all the same: this is how to look at what the repair would keep.
+        if let Err(e) = varzero_datasets::check_unique(d) {
+            eprintln!("warning: {e}");
+        }
+        for s in &shards {
+            rows.extend(varzero_datasets::read_games(&s.path)?);
         }
     }
     rows.sort_by(|a, b| (a.game_id, &a.moves).cmp(&(b.game_id, &b.moves)));

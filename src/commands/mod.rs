@@ -11,6 +11,7 @@ pub mod perft;
 pub mod pipeline;
 pub mod play;
 pub mod probe;
+pub mod repair;
 pub mod report;
 pub mod selfplay;
 pub mod study;

@@ -2,6 +2,7 @@
 //! (`varzero::pipeline`); rerunning the same command resumes it. `--stage` runs one stage of
 //! one generation, which is how a cluster's driver (scripts/ray/driver.py) runs the same loop on
 //! many machines: every stage is idempotent, and a self-play `--range` can run beside others.
+//! A whole run holds the run directory's lock alone; stages hold it shared.
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -88,11 +89,21 @@ pub fn run(a: PipelineArgs) -> Result<()> {
     if a.range.is_some() && a.stage != Stage::Selfplay {
         anyhow::bail!("--range goes with --stage selfplay");
     }
-    match a.stage {
+    // The stages of a cluster's driver share the run directory (each is idempotent, and
+    // self-play ranges check every shard as it is committed); a whole `pipeline` run holds it
+    // alone, so a stage is refused while one runs, and the other way round.
+    let shared = varzero_datasets::LockMode::Shared;
+    let _lock = match a.stage {
         Stage::All => return p::run(&dir, &cfg, a.quiet),
-        Stage::Open => return p::open_run(&dir, &cfg),
-        _ => p::check_run(&dir, &cfg)?,
-    }
+        Stage::Open => {
+            let lock = varzero_datasets::DirLock::acquire(&dir, shared)?;
+            return p::open_run(&dir, &cfg).map(|()| drop(lock));
+        }
+        _ => {
+            p::check_run(&dir, &cfg)?;
+            varzero_datasets::DirLock::acquire(&dir, shared)?
+        }
+    };
     let v = varzero_rules::Variant::builtin(&cfg.variant)?;
     let gen = || {
         a.gen.with_context(|| {

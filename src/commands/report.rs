@@ -29,6 +29,12 @@ pub fn run(a: ReportArgs) -> Result<()> {
         references,
         bootstrap: a.bootstrap,
     };
+    // A game twice would count twice on the page: refused, naming the repair.
+    if a.dir.join("selfplay").is_dir() {
+        varzero::pipeline::check_selfplay_unique(&a.dir)?;
+    } else {
+        varzero_datasets::check_unique(&a.dir)?;
+    }
     let (path, charts) = varzero::report::write(&a.dir, &opts)?;
     println!("report: {} ({charts} charts)", path.display());
     Ok(())

@@ -95,6 +95,8 @@ fn run_players(a: &SelfplayArgs) -> Result<()> {
         );
     }
     let cfg = varzero::config::load_run_config(&a.config)?;
+    // One writer per directory (our self-play takes it in the generator).
+    let _lock = varzero_datasets::DirLock::acquire(&a.out, varzero_datasets::LockMode::Exclusive)?;
     let g = varzero::engine_games::EngineGames {
         players: [
             a.players[0].clone(),

@@ -84,26 +84,82 @@ impl Checkpoint {
         // Weights and momentum first, the JSON (which names the step) last: a checkpoint counts
         // only once its JSON is there, and each file appears by rename.
         let tmp = self.weights.with_extension("tmp.safetensors");
-        net.vs
-            .save(&tmp)
-            .map_err(|e| Error::Other(format!("{}: {e}", tmp.display())))?;
-        std::fs::rename(&tmp, &self.weights).map_err(at(&self.weights))?;
+        renamed(&tmp, &self.weights, || {
+            net.vs
+                .save(&tmp)
+                .map_err(|e| Error::Other(format!("{}: {e}", tmp.display())))
+        })?;
         let tmp = self.optim.with_extension("tmp.safetensors");
-        opt.bufs
-            .save(&tmp)
-            .map_err(|e| Error::Other(format!("{}: {e}", tmp.display())))?;
-        std::fs::rename(&tmp, &self.optim).map_err(at(&self.optim))?;
+        renamed(&tmp, &self.optim, || {
+            opt.bufs
+                .save(&tmp)
+                .map_err(|e| Error::Other(format!("{}: {e}", tmp.display())))
+        })?;
         let tmp = self.meta.with_extension("json.tmp");
-        std::fs::write(
-            &tmp,
-            serde_json::to_string_pretty(&CheckpointMeta {
-                step,
-                config: cfg.clone(),
-            })
-            .unwrap(),
-        )
-        .map_err(at(&tmp))?;
-        std::fs::rename(&tmp, &self.meta).map_err(at(&self.meta))?;
-        Ok(())
+        renamed(&tmp, &self.meta, || {
+            std::fs::write(
+                &tmp,
+                serde_json::to_string_pretty(&CheckpointMeta {
+                    step,
+                    config: cfg.clone(),
+                })
+                .unwrap(),
+            )
+            .map_err(at(&tmp))
+        })
+    }
+}
+
+/// Writes `tmp` with `write`, then renames it to `path`; a failure (a full disk) leaves no
+/// temporary behind.
+fn renamed(tmp: &Path, path: &Path, write: impl FnOnce() -> Result<()>) -> Result<()> {
+    let done = write().and_then(|()| std::fs::rename(tmp, path).map_err(at(path)));
+    if done.is_err() {
+        let _ = std::fs::remove_file(tmp);
+    }
+    done
+}
+
+/// Removes what a save killed before its rename left in `out` (`checkpoint.tmp.safetensors`,
+/// `checkpoint.json.tmp`, `model.tmp.safetensors` ...): only the directory's one trainer, at its
+/// start, calls it.
+pub(crate) fn remove_temporaries(out: &Path) -> Result<()> {
+    for e in std::fs::read_dir(out).map_err(at(out))?.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let p = e.path();
+        if (name.ends_with(".tmp") || name.contains(".tmp.")) && p.is_file() {
+            std::fs::remove_file(&p).map_err(at(&p))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_save_leaves_no_temporary_and_the_next_start_removes_a_killed_ones() {
+        let t = tempfile::tempdir().unwrap();
+        let tmp = t.path().join("checkpoint.tmp.safetensors");
+        let done = renamed(&tmp, &t.path().join("checkpoint.safetensors"), || {
+            std::fs::write(&tmp, "half a net").unwrap();
+            Err(Error::Other("No space left on device".into()))
+        });
+        assert!(done.is_err());
+        assert!(!tmp.exists(), "removed on the error path");
+        for f in [
+            "checkpoint.tmp.safetensors",
+            "checkpoint.json.tmp",
+            "checkpoint.json",
+        ] {
+            std::fs::write(t.path().join(f), "x").unwrap();
+        }
+        remove_temporaries(t.path()).unwrap();
+        let names: Vec<String> = std::fs::read_dir(t.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        assert_eq!(names, ["checkpoint.json"]);
     }
 }

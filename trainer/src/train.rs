@@ -57,6 +57,9 @@ pub fn train(
             out.display()
         ))
     })?;
+    // One trainer per output directory: two would overwrite each other's checkpoints.
+    let _lock = varzero_datasets::DirLock::acquire(out, varzero_datasets::LockMode::Exclusive)?;
+    crate::checkpoint::remove_temporaries(out)?;
     // Datasets of other rules are refused, never silently skipped.
     let want = varzero_datasets::DatasetRules::new(&variant.name, variant.rules_hash);
     if let Some(have) = varzero_datasets::common_rules(data_dirs)? {

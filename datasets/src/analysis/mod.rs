@@ -252,7 +252,7 @@ pub fn scan_game_dirs(dirs: &[PathBuf]) -> Result<(Option<LazyFrame>, Vec<Skippe
             if let Some(g) = gs.iter().find(|&&g| !ids.insert(g)) {
                 return Err(Error::Duplicate(format!(
                     "{} holds game {g} twice (two writers at once, from an older varzero): \
-                     `varzero compact {}` keeps the first of each",
+                     `varzero repair {}` keeps the first of each",
                     d.display(),
                     d.display()
                 )));
