@@ -15,7 +15,9 @@ pub enum Error {
         source: polars::error::PolarsError,
     },
     /// Another writer holds the directory (`DirLock`).
-    #[error("{dir} is in use by {holder}: wait for it to finish or stop it (one writer per directory)")]
+    #[error(
+        "{dir} is in use by {holder}: wait for it to finish or stop it (one writer per directory)"
+    )]
     Locked { dir: String, holder: String },
     /// The same game twice in what is analysed.
     #[error("duplicate games: {0}")]
