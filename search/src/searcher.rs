@@ -133,8 +133,11 @@ impl Searcher {
         }
         // The root's value and proof sum over its searched children: a reused subtree under
         // an excluded move would make them (and a proof's early stop) another search's.
+        // The same holds the other way: a root searched under another filter lacks moves.
         let excluded = |e: &crate::tree::Edge| e.child != NONE && !searchmoves.contains(&e.mv);
-        if !searchmoves.is_empty() && self.tree.edges_of(self.tree.root).iter().any(excluded) {
+        if (!searchmoves.is_empty() && self.tree.edges_of(self.tree.root).iter().any(excluded))
+            || (!self.tree.root_filter.is_empty() && self.tree.root_filter != searchmoves)
+        {
             self.tree.reset();
         }
         self.tree.root_filter = searchmoves.to_vec();

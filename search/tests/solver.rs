@@ -124,6 +124,9 @@ fn searchmoves_restrict_the_root_even_in_a_reused_tree() {
     // One listed move: it is the answer.
     let info = s.search(&p, &limits(vec![mv("b6c7")]), &stop, &mut |_| {});
     assert_eq!(p.uci(info.best.unwrap()), "b6c7");
+    // Unrestricted again on the restricted tree: the mate, not the most visited listed move.
+    let info = s.search(&p, &limits(vec![]), &stop, &mut |_| {});
+    assert_eq!(p.uci(info.best.unwrap()), "h1h8");
     // No root move listed: the search is unrestricted.
     let info = s.search(
         &p,
