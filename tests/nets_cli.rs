@@ -307,7 +307,8 @@ fn game_record(id: u64) -> GameRecord {
 /// shard appears (before, self-play with a NaN net wrote NaN root values into every position).
 #[test]
 fn non_finite_targets_are_never_written() {
-    let cases: [(&str, fn(&mut PositionRecord)); 3] = [
+    type Spoil = fn(&mut PositionRecord);
+    let cases: [(&str, Spoil); 3] = [
         ("root_wdl", |p| p.root_wdl = [f32::NAN; 3]),
         ("policy_probs", |p| p.policy_probs[1] = f32::INFINITY),
         ("result_wdl", |p| p.result_wdl[2] = f32::NEG_INFINITY),
@@ -317,8 +318,7 @@ fn non_finite_targets_are_never_written() {
         let mut positions: Vec<_> = (0..3).map(|p| record(7, p)).collect();
         spoil(&mut positions[1]);
         let err = write_shard(dir.path(), 0, "t", &positions, &[game_record(7)])
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string();
         assert!(
             err.contains(&format!("game 7 ply 1: {field} is not finite")),
