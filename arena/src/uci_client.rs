@@ -294,18 +294,47 @@ pub fn info_value(line: &str) -> Option<f32> {
     None
 }
 
+/// Makes the engine killed when the thread that starts it ends, and so whenever we end: a
+/// SIGTERM or SIGINT (whose default action ends us at once, in the middle of a `go`), a panic,
+/// or a `kill -9`, which no handler of ours could see. Without it an engine in the middle of
+/// a long search outlived us until its search ended, since it reads the end of its input only
+/// then. An engine lives in the match worker that made it and is dropped (`quit`, then killed)
+/// there, so the thread's end is never too early. Linux only (elsewhere `Drop` alone).
+fn die_with_us(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: between fork and exec the closure calls only async-signal-safe functions
+        // (prctl, getppid, _exit) and allocates nothing.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // We ended before prctl took effect: the signal will never come.
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+    }
+}
+
 impl UciEngine {
     /// Starts the engine, runs the handshake, and sets the variant and options.
     pub fn start(cfg: &UciEngineConfig, variant: &Variant) -> Result<UciEngine, PlayerError> {
-        let mut child = Command::new(&cfg.command[0])
+        let mut command = Command::new(&cfg.command[0]);
+        command
             .args(&cfg.command[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| {
-                PlayerError::Failure(format!("cannot start '{}': {e}", cfg.command.join(" ")))
-            })?;
+            .stderr(Stdio::null());
+        die_with_us(&mut command);
+        let mut child = command.spawn().map_err(|e| {
+            PlayerError::Failure(format!("cannot start '{}': {e}", cfg.command.join(" ")))
+        })?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, rx) = mpsc::channel();

@@ -59,7 +59,33 @@ where
     s.into()
 }
 
+/// Refuses a position whose policy, result or root value is not finite, naming its game and
+/// ply: nothing non-finite is ever written, since training on it fails much later and far from
+/// the cause (a net that evaluates to NaN, a search that divides by zero).
+fn check_finite(rows: &[PositionRecord]) -> PolarsResult<()> {
+    for r in rows {
+        let field = if r.policy_probs.iter().any(|x| !x.is_finite()) {
+            "policy_probs"
+        } else if r.result_wdl.iter().any(|x| !x.is_finite()) {
+            "result_wdl"
+        } else if r.root_wdl.iter().any(|x| !x.is_finite()) {
+            "root_wdl"
+        } else {
+            continue;
+        };
+        return Err(PolarsError::ComputeError(
+            format!(
+                "game {} ply {}: {field} is not finite (NaN or infinity): the position is not written",
+                r.game_id, r.ply
+            )
+            .into(),
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn positions_frame(rows: &[PositionRecord]) -> PolarsResult<DataFrame> {
+    check_finite(rows)?;
     let u64c = |n: &str, f: &dyn Fn(&PositionRecord) -> u64| {
         Column::new(n.into(), rows.iter().map(f).collect::<Vec<_>>())
     };

@@ -14,6 +14,14 @@ pub enum Error {
     Meta { path: String, reason: String },
     #[error("{path}: this net does not fit: {diffs}")]
     Mismatch { path: String, diffs: String },
+    /// A tensor of a net file that cannot be loaded: missing, of another shape than the
+    /// sidecar's architecture makes, or holding NaN or infinities.
+    #[error("{path}: tensor '{name}' {reason}")]
+    Tensor {
+        path: String,
+        name: String,
+        reason: String,
+    },
     #[error("{path}: {source}")]
     Torch { path: String, source: tch::TchError },
     /// A device name that is not `cpu`, `cuda` or `cuda:N`, or CUDA where there is none.

@@ -231,8 +231,49 @@ impl Net {
                 diffs: diffs.join(", "),
             });
         }
+        // Every tensor is checked before libtorch copies it: a wrong shape would otherwise be
+        // a C++ stack trace, and a NaN a net that plays and writes NaN targets.
+        let tensors: std::collections::HashMap<String, Tensor> = Tensor::read_safetensors(path)
+            .map_err(|e| Error::torch(path, e))?
+            .into_iter()
+            .collect();
         let mut net = Net::new(variant, meta.arch, device);
-        net.vs.load(path).map_err(|e| Error::torch(path, e))?;
+        let mut vars: Vec<(String, Tensor)> = net.vs.variables().into_iter().collect();
+        vars.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, var) in &vars {
+            let bad = |reason: String| Error::Tensor {
+                path: path.display().to_string(),
+                name: name.clone(),
+                reason,
+            };
+            let src = tensors.get(name).ok_or_else(|| bad("is missing".into()))?;
+            if src.size() != var.size() {
+                return Err(bad(format!(
+                    "has shape {:?}, but the sidecar's architecture ({} blocks, {} channels) \
+                     needs {:?}",
+                    src.size(),
+                    meta.arch.blocks,
+                    meta.arch.channels,
+                    var.size()
+                )));
+            }
+            if !src.is_floating_point() {
+                return Err(bad(format!("holds {:?}, not floats", src.kind())));
+            }
+            if src.isnan().any().int64_value(&[]) != 0 {
+                return Err(bad("holds NaN".into()));
+            }
+            if src.isinf().any().int64_value(&[]) != 0 {
+                return Err(bad("holds an infinity".into()));
+            }
+        }
+        tch::no_grad(|| -> Result<()> {
+            for (name, mut var) in vars {
+                var.f_copy_(&tensors[&name])
+                    .map_err(|e| Error::torch(path, e))?;
+            }
+            Ok(())
+        })?;
         net.meta = meta;
         Ok(net)
     }

@@ -22,6 +22,8 @@ pub struct Limits {
     pub depth: Option<u32>,
     /// Keep searching (or waiting) until stopped, even past the limits (`go infinite`).
     pub infinite: bool,
+    /// The root moves to choose from (`go searchmoves`); empty, or none of them legal: all.
+    pub searchmoves: Vec<Move>,
 }
 
 /// Progress of a search, for `info` lines and the caller.
@@ -107,8 +109,9 @@ impl Searcher {
         self.root_moves.clear();
     }
 
-    /// Moves the root to `pos` if it follows the current root by moves of the tree.
-    fn sync_root(&mut self, pos: &Position) {
+    /// Moves the root to `pos` if it follows the current root by moves of the tree, restricted
+    /// to `searchmoves` (empty: all).
+    fn sync_root(&mut self, pos: &Position, searchmoves: &[Move]) {
         let (start, moves) = game_of(pos);
         let follows = self.cfg.tree_reuse
             && self.cfg.gumbel().is_none()
@@ -128,6 +131,19 @@ impl Searcher {
         if self.play_on && self.tree.nodes[root].state == NodeState::Terminal {
             self.tree.reset();
         }
+        // The root's value and proof sum over its searched children: a reused subtree under
+        // an excluded move would make them (and a proof's early stop) another search's.
+        // The same holds the other way: a root searched under another filter lacks moves.
+        let excluded = |e: &crate::tree::Edge| e.child != NONE && !searchmoves.contains(&e.mv);
+        if (!searchmoves.is_empty() && self.tree.edges_of(self.tree.root).iter().any(excluded))
+            || (!self.tree.root_filter.is_empty() && self.tree.root_filter != searchmoves)
+        {
+            self.tree.reset();
+        }
+        self.tree.root_filter = searchmoves.to_vec();
+        if self.max_bytes != usize::MAX {
+            self.tree.trim(self.max_bytes);
+        }
         self.root_start = start;
         self.root_moves = moves;
     }
@@ -145,7 +161,7 @@ impl Searcher {
                 _ => break,
             }
         }
-        let best = match self.cfg.gumbel() {
+        let best = match self.gumbel() {
             Some(p) => self
                 .tree
                 .gumbel_result(&[], &p, &mut GumbelScratch::default())
@@ -173,6 +189,12 @@ impl Searcher {
                 _ => None,
             },
         }
+    }
+
+    /// The Gumbel root's parameters when it is used: not with a root restricted to some moves,
+    /// which its sequential halving would not respect (PUCT chooses among them instead).
+    fn gumbel(&self) -> Option<crate::gumbel::GumbelParams> {
+        self.cfg.gumbel().filter(|_| !self.tree.root_filtered())
     }
 
     /// Expands an unexpanded root whose game our rules call over but which has legal moves, so
@@ -206,7 +228,7 @@ impl Searcher {
         report: &mut dyn FnMut(&SearchInfo),
     ) -> SearchInfo {
         let start = Instant::now();
-        self.sync_root(pos);
+        self.sync_root(pos, &limits.searchmoves);
         let mut pos = pos.clone();
         let ev = self.evaluator.clone();
         let (mut playouts, mut depth_sum, mut seldepth) = (0u64, 0u64, 0u32);
@@ -250,7 +272,7 @@ impl Searcher {
             // under a time limit; past it, the most visited moves are refined).
             let budget = limits.playouts.unwrap_or(self.cfg.playouts as u64).max(2) as u32 - 1;
             for _ in 0..per_call.min(remaining) {
-                let edge = match self.cfg.gumbel() {
+                let edge = match self.gumbel() {
                     Some(p) if self.tree.root().state == NodeState::Expanded => Some(
                         self.tree
                             .gumbel_next_edge(&[], &p, budget, &mut self.gumbel_scratch),

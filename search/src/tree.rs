@@ -107,6 +107,9 @@ pub struct Tree {
     /// The evaluator's value of the root when it was expanded in this tree (its side to move's
     /// view); the Gumbel root's v_mix needs it.
     pub root_raw: Option<[f32; 3]>,
+    /// The root moves the search may choose (UCI's `go searchmoves`); empty, or none of them a
+    /// root move: all. It holds for the root alone, so `reset` and `advance` clear it.
+    pub root_filter: Vec<Move>,
     spare_nodes: Vec<Node>,
     spare_edges: Vec<Edge>,
     stack: Vec<(u32, u32)>,
@@ -126,6 +129,22 @@ impl Tree {
         self.nodes.push(Node::new());
         self.root = 0;
         self.root_raw = None;
+        self.root_filter.clear();
+    }
+
+    /// Whether the root's moves are restricted: some of them are in `root_filter`.
+    pub fn root_filtered(&self) -> bool {
+        !self.root_filter.is_empty()
+            && self
+                .edges_of(self.root)
+                .iter()
+                .any(|e| self.root_filter.contains(&e.mv))
+    }
+
+    /// Whether `edge` of `node` may be chosen (`filtered`: [`Tree::root_filtered`]).
+    #[inline]
+    fn allowed(&self, node: u32, filtered: bool, edge: &Edge) -> bool {
+        !filtered || node != self.root || self.root_filter.contains(&edge.mv)
     }
 
     pub fn root(&self) -> &Node {
@@ -263,8 +282,12 @@ impl Tree {
         let sqrt_n = parent_n.max(1.0).sqrt();
         let mut best = n.first_edge as usize;
         let mut best_score = f32::NEG_INFINITY;
+        let filtered = node == self.root && self.root_filtered();
         for i in n.first_edge as usize..(n.first_edge + n.n_edges) as usize {
             let e = &self.edges[i];
+            if !self.allowed(node, filtered, e) {
+                continue;
+            }
             let (q, visits) = if e.child == NONE {
                 (fpu, 0.0)
             } else {
@@ -419,7 +442,11 @@ impl Tree {
     /// A root move that ends the game at once with a win for the side to move (a proven win
     /// needs no more visits to be chosen).
     pub fn winning_root_move(&self) -> Option<Move> {
+        let filtered = self.root_filtered();
         self.edges_of(self.root).iter().find_map(|e| {
+            if !self.allowed(self.root, filtered, e) {
+                return None;
+            }
             let c = (e.child != NONE).then(|| &self.nodes[e.child as usize])?;
             (c.state == NodeState::Terminal && c.terminal == [1.0, 0.0, 0.0]).then_some(e.mv)
         })
@@ -444,9 +471,13 @@ impl Tree {
                 self.nodes[e.child as usize].proof
             }
         };
-        let edges = self.edges_of(node);
-        if let Some(e) = edges
-            .iter()
+        let filtered = node == self.root && self.root_filtered();
+        let edges = || {
+            self.edges_of(node)
+                .iter()
+                .filter(move |e| self.allowed(node, filtered, e))
+        };
+        if let Some(e) = edges()
             .filter_map(|e| match proof(e) {
                 Proof::Win(d) => Some((d, e)),
                 _ => None,
@@ -456,15 +487,14 @@ impl Tree {
             return Some(e.1);
         }
         let all_lost =
-            !edges.is_empty() && edges.iter().all(|e| matches!(proof(e), Proof::Loss(_)));
+            edges().next().is_some() && edges().all(|e| matches!(proof(e), Proof::Loss(_)));
         if all_lost {
-            return edges.iter().max_by_key(|e| match proof(e) {
+            return edges().max_by_key(|e| match proof(e) {
                 Proof::Loss(d) => d,
                 _ => 0,
             });
         }
-        edges
-            .iter()
+        edges()
             .filter(|e| !matches!(proof(e), Proof::Loss(_)))
             .map(|e| {
                 (
@@ -612,5 +642,20 @@ impl Tree {
         self.spare_nodes = std::mem::replace(&mut self.nodes, nodes);
         self.spare_edges = std::mem::replace(&mut self.edges, edges);
         self.root = 0;
+        self.root_filter.clear();
+    }
+
+    /// Frees what a tree bounded to `max_bytes` should not keep: the spare arenas (the last
+    /// root's tree after `advance`, as large as the live one) and live arenas whose capacity
+    /// went past the bound (a bound lowered between searches).
+    pub fn trim(&mut self, max_bytes: usize) {
+        self.spare_nodes = Vec::new();
+        self.spare_edges = Vec::new();
+        let cap = self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.edges.capacity() * std::mem::size_of::<Edge>();
+        if cap > max_bytes {
+            self.nodes.shrink_to_fit();
+            self.edges.shrink_to_fit();
+        }
     }
 }

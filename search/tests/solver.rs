@@ -86,3 +86,53 @@ fn a_proved_loss_is_avoided_where_a_counting_draw_is_proved() {
     assert_eq!(tree.root_proof(), Proof::Draw);
     assert_eq!(p.uci(tree.best_root_move().unwrap()), "b8c8");
 }
+
+/// `searchmoves`: the root chooses among the listed moves only, even when another move mates
+/// at once and the tree reused from an unrestricted search has proved it; a list with no root
+/// move restricts nothing.
+#[test]
+fn searchmoves_restrict_the_root_even_in_a_reused_tree() {
+    let p = pos("makruk", "k7/8/1K6/8/8/8/8/7R w - - 0 1");
+    let mv = |s: &str| p.parse_uci(s).unwrap();
+    let mut s = Searcher::new(
+        Arc::new(MaterialEvaluator::new(p.variant())),
+        SearchConfig::default(),
+    );
+    let stop = AtomicBool::new(false);
+    let limits = |moves: Vec<varzero_rules::Move>| Limits {
+        playouts: Some(2000),
+        searchmoves: moves,
+        ..Limits::default()
+    };
+    let info = s.search(&p, &limits(vec![]), &stop, &mut |_| {});
+    assert_eq!(p.uci(info.best.unwrap()), "h1h8");
+    // The same searcher and position: the proved mate is in its tree.
+    let info = s.search(
+        &p,
+        &limits(vec![mv("h1h2"), mv("b6c6")]),
+        &stop,
+        &mut |_| {},
+    );
+    let best = p.uci(info.best.unwrap());
+    assert!(best == "h1h2" || best == "b6c6", "{best}");
+    // Both mate a move later (Kb8, then the rook on the back rank).
+    assert_eq!(info.mate, Some(2), "no mate in one among the listed moves");
+    assert!(
+        info.pv.first().is_none_or(|m| p.uci(*m) == best),
+        "{info:?}"
+    );
+    // One listed move: it is the answer.
+    let info = s.search(&p, &limits(vec![mv("b6c7")]), &stop, &mut |_| {});
+    assert_eq!(p.uci(info.best.unwrap()), "b6c7");
+    // Unrestricted again on the restricted tree: the mate, not the most visited listed move.
+    let info = s.search(&p, &limits(vec![]), &stop, &mut |_| {});
+    assert_eq!(p.uci(info.best.unwrap()), "h1h8");
+    // No root move listed: the search is unrestricted.
+    let info = s.search(
+        &p,
+        &limits(vec![varzero_rules::Move(u32::MAX)]),
+        &stop,
+        &mut |_| {},
+    );
+    assert_eq!(p.uci(info.best.unwrap()), "h1h8");
+}

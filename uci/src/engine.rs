@@ -2,11 +2,12 @@
 //! the `UCI_Variant` option (our names and Fairy-Stockfish's: makruk, cambodian, karouk,
 //! xiangqi...), `VariantPath` loads a variant file (TOML) whose variant `UCI_Variant` can then
 //! select, positions come as `position startpos|fen FEN [moves ...]`, and `go` takes `nodes`,
-//! `movetime`, `wtime/btime/winc/binc/movestogo`, `depth` (mean playout depth) or `infinite`.
-//! The search (MCTS with the evaluator of the `Evaluator` option) runs on its own thread, so
-//! `stop` and `isready` are answered while it thinks; it prints `info` lines about once a
-//! second and `bestmove` at the end. A bad command gets an `info string error: ...` line and
-//! changes nothing.
+//! `movetime`, `wtime/btime/winc/binc/movestogo`, `depth` (mean playout depth), `mate`,
+//! `searchmoves` or `infinite`. The search (MCTS with the evaluator of the `Evaluator` option)
+//! runs on its own thread, so `stop` and `isready` are answered while it thinks; it prints
+//! `info` lines about once a second and `bestmove` at the end. A bad command gets an
+//! `info string error: ...` line and changes nothing, except `go`: every `go` ends in
+//! `bestmove`, its bad arguments reported and the rest searched.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -16,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 use varzero_rules::variant::canonical_name;
-use varzero_rules::{Color, Position, Variant};
+use varzero_rules::{Color, Move, Position, Variant};
 use varzero_search::{EvaluatorResolver, Limits, SearchConfig, SearchInfo, Searcher};
 
 /// Where the engine writes; shared with the search thread.
@@ -28,25 +29,13 @@ fn say(out: &Output, line: &str) {
     let _ = o.flush();
 }
 
-/// The default of the `Hash` option (MiB), and its range.
+/// The default of the `Hash` option (MiB; less where the cap, [`hash_cap_mb`], is less).
 pub const DEFAULT_HASH_MB: usize = 256;
-const MAX_HASH_MB: usize = 1 << 20;
 
 /// `v` without its self-play move limit (a draw after N plies is adjudication, not a rule).
 fn without_move_limit(v: &Arc<Variant>) -> Arc<Variant> {
     v.with_overrides(&[format!("rules.move_limit={}", u32::MAX)])
         .unwrap_or_else(|_| v.clone())
-}
-
-/// A `go` command that cannot be read.
-#[derive(Debug, thiserror::Error)]
-enum GoError {
-    #[error("'go {0}' needs a number")]
-    Number(String),
-    #[error("'searchmoves' is not supported")]
-    SearchMoves,
-    #[error("unknown 'go' parameter '{0}'")]
-    Unknown(String),
 }
 
 /// Fairy-Stockfish's names of our variants, offered besides ours.
@@ -68,13 +57,16 @@ pub struct UciEngine {
     /// Memory for the search tree in MiB (`Hash`): a search, `go infinite` included, never
     /// grows its tree past it.
     hash_mb: usize,
+    /// The most `hash_mb` may be ([`hash_cap_mb`]).
+    hash_cap_mb: usize,
     /// The position to search; None after a `position` command that was refused (a bad FEN),
     /// so that no stale position is ever searched.
     pos: Option<Position>,
     /// Idle searcher (None while a search thread holds it) and what it was built for.
     searcher: Option<Searcher>,
     searcher_key: (String, u64, String),
-    thread: Option<JoinHandle<Searcher>>,
+    /// The search thread; it hands the searcher back (None after a panic).
+    thread: Option<JoinHandle<Option<Searcher>>>,
     infinite: bool,
     stop: Arc<AtomicBool>,
     /// Set by the search thread before it prints `bestmove`: a command after that line never
@@ -92,6 +84,7 @@ impl UciEngine {
         search_cfg: SearchConfig,
     ) -> UciEngine {
         let playing = without_move_limit(&variant);
+        let cap = hash_cap_mb(std::fs::read_to_string("/proc/meminfo").ok().as_deref());
         UciEngine {
             out,
             resolver,
@@ -102,7 +95,8 @@ impl UciEngine {
             evaluator: evaluator.to_string(),
             search_cfg,
             show_wdl: false,
-            hash_mb: DEFAULT_HASH_MB,
+            hash_mb: DEFAULT_HASH_MB.min(cap),
+            hash_cap_mb: cap,
             searcher: None,
             searcher_key: (String::new(), 0, String::new()),
             thread: None,
@@ -132,13 +126,8 @@ impl UciEngine {
     /// Waits for the search thread and takes the searcher back.
     fn join(&mut self) {
         if let Some(t) = self.thread.take() {
-            match t.join() {
-                Ok(s) => self.searcher = Some(s),
-                Err(_) => {
-                    self.searcher = None;
-                    self.error("the search failed");
-                }
-            }
+            // The thread catches a panic of the search, and answers `bestmove` itself.
+            self.searcher = t.join().ok().flatten();
         }
     }
 
@@ -250,7 +239,9 @@ impl UciEngine {
         ));
         self.say("option name UCI_ShowWDL type check default false");
         self.say(&format!(
-            "option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
+            "option name Hash type spin default {} min 1 max {}",
+            DEFAULT_HASH_MB.min(self.hash_cap_mb),
+            self.hash_cap_mb
         ));
         self.say("uciok");
     }
@@ -325,7 +316,7 @@ impl UciEngine {
                 Err(e) => self.error(&format!("evaluator '{value}': {e}")),
             },
             "cpuct" => match value.parse::<f32>() {
-                Ok(c) if c > 0.0 => {
+                Ok(c) if c > 0.0 && c.is_finite() => {
                     self.search_cfg.c_puct = c;
                     self.searcher = None;
                 }
@@ -345,9 +336,21 @@ impl UciEngine {
                 }
                 _ => self.error(&format!("TacticsPriors '{value}': a number from 0 to 1")),
             },
-            "hash" => match value.parse::<usize>() {
-                Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => self.hash_mb = mb,
-                _ => self.error(&format!("Hash '{value}': MiB from 1 to {MAX_HASH_MB}")),
+            "hash" => match read_number(value) {
+                Some((mb, _)) if mb >= 1 => {
+                    let cap = self.hash_cap_mb;
+                    if mb > cap as u64 {
+                        self.say(&format!(
+                            "info string Hash {value} is past the cap (half the physical \
+                             memory): Hash is {cap} MiB"
+                        ));
+                    }
+                    self.hash_mb = mb.min(cap as u64) as usize;
+                }
+                _ => self.error(&format!(
+                    "Hash '{value}': MiB from 1 to {}",
+                    self.hash_cap_mb
+                )),
             },
             "uci_showwdl" => match value {
                 "true" => self.show_wdl = true,
@@ -407,51 +410,78 @@ impl UciEngine {
         self.pos = Some(pos);
     }
 
-    fn limits(&self, rest: &str) -> Result<Limits, GoError> {
+    /// Reads a `go` command leniently, as a GUI needs: every problem (an unknown word, a
+    /// number that is missing, unreadable or out of range, an illegal `searchmoves` move) is
+    /// reported and the rest is searched, so that every `go` ends in `bestmove`.
+    fn read_go(&self, rest: &str) -> Go {
         let toks: Vec<&str> = rest.split_whitespace().collect();
-        let mut l = Limits::default();
+        let mut go = Go::default();
+        let l = &mut go.limits;
         let (mut wtime, mut btime, mut winc, mut binc, mut mtg) = (None, None, 0u64, 0u64, None);
+        let mut bounded = false;
         let mut i = 0;
         while i < toks.len() {
-            let num = |j: usize| -> Result<u64, GoError> {
-                toks.get(j)
-                    .and_then(|t| t.parse::<i64>().ok())
-                    .map(|x| x.max(0) as u64)
-                    .ok_or_else(|| GoError::Number(toks[j - 1].to_string()))
-            };
-            match toks[i] {
-                "infinite" => l.infinite = true,
-                "ponder" => {}
-                "nodes" => {
-                    l.playouts = Some(num(i + 1)?.max(1));
-                    i += 1;
-                }
-                "movetime" => {
-                    l.time = Some(Duration::from_millis(num(i + 1)?));
-                    i += 1;
-                }
-                "depth" => {
-                    l.depth = Some(num(i + 1)?.max(1) as u32);
-                    i += 1;
-                }
-                "wtime" | "btime" | "winc" | "binc" | "movestogo" | "mate" => {
-                    let x = num(i + 1)?;
-                    match toks[i] {
-                        "wtime" => wtime = Some(x),
-                        "btime" => btime = Some(x),
-                        "winc" => winc = x,
-                        "binc" => binc = x,
-                        "movestogo" => mtg = Some(x.max(1)),
-                        _ => {}
-                    }
-                    i += 1;
-                }
-                "searchmoves" => {
-                    return Err(GoError::SearchMoves);
-                }
-                other => return Err(GoError::Unknown(other.to_string())),
-            }
+            let key = toks[i];
             i += 1;
+            if !GO_KEYWORDS.contains(&key) {
+                go.problems
+                    .push(format!("unknown 'go' parameter '{key}': ignored"));
+                continue;
+            }
+            match key {
+                "infinite" => {
+                    l.infinite = true;
+                    continue;
+                }
+                "ponder" => continue,
+                "searchmoves" => {
+                    let from = go.searchmoves.len();
+                    while i < toks.len() && !GO_KEYWORDS.contains(&toks[i]) {
+                        go.searchmoves.push(toks[i].to_string());
+                        i += 1;
+                    }
+                    if go.searchmoves.len() == from {
+                        go.problems
+                            .push("'go searchmoves' lists no move: every move is searched".into());
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            // The value; a keyword in its place is the next parameter, not a bad value.
+            let Some(&value) = toks.get(i).filter(|t| !GO_KEYWORDS.contains(t)) else {
+                go.problems
+                    .push(format!("'go {key}' needs a number: '{key}' ignored"));
+                continue;
+            };
+            i += 1;
+            let x = match read_number(value) {
+                Some((x, exact)) => {
+                    if !exact {
+                        go.problems
+                            .push(format!("'go {key} {value}' is out of range: read as {x}"));
+                    }
+                    x
+                }
+                None => {
+                    go.problems.push(format!(
+                        "'go {key} {value}' needs a number: '{key}' ignored"
+                    ));
+                    continue;
+                }
+            };
+            match key {
+                "nodes" => l.playouts = Some(x.max(1)),
+                "movetime" => l.time = Some(Duration::from_millis(x)),
+                "depth" => l.depth = Some(x.clamp(1, u32::MAX as u64) as u32),
+                "mate" => go.mate = Some(x),
+                "wtime" => wtime = Some(x),
+                "btime" => btime = Some(x),
+                "winc" => winc = x,
+                "binc" => binc = x,
+                _ => mtg = Some(x.max(1)),
+            }
+            bounded |= matches!(key, "nodes" | "movetime" | "depth");
         }
         let white = self
             .pos
@@ -459,30 +489,66 @@ impl UciEngine {
             .is_none_or(|p| p.side_to_move() == Color::White);
         let (mine, inc) = if white { (wtime, winc) } else { (btime, binc) };
         if let Some(t) = mine {
-            let budget = (t / mtg.unwrap_or(30) + inc * 3 / 4)
+            let budget = (t / mtg.unwrap_or(30))
+                .saturating_add(inc / 4 * 3)
                 .min(t / 3)
                 .saturating_sub(20)
                 .max(5);
             l.time = Some(l.time.map_or(Duration::from_millis(budget), |m| {
                 m.min(Duration::from_millis(budget))
             }));
+            bounded = true;
         }
-        if l.playouts.is_none() && l.time.is_none() && l.depth.is_none() {
-            // `go` alone searches until `stop`, as Stockfish does.
-            l.infinite = true;
+        if !bounded && !l.infinite {
+            if go.mate.is_some() {
+                // The solver's proof of a win (any length) stops it before, as always.
+                l.time = Some(MATE_TIME);
+            } else if !go.problems.is_empty() || !go.searchmoves.is_empty() {
+                // A GUI that sent a bad limit, or moves but no limit, waits for an answer,
+                // not for `stop`.
+                l.playouts = Some(self.search_cfg.playouts.max(1) as u64);
+            } else {
+                // `go` alone searches until `stop`, as Stockfish does.
+                l.infinite = true;
+            }
         }
-        Ok(l)
+        go
+    }
+
+    /// The legal moves of `pos` among `moves` (the others are reported in `problems`).
+    fn searchmoves(pos: &Position, moves: &[String], problems: &mut Vec<String>) -> Vec<Move> {
+        let legal = pos.legal_moves();
+        let mut out = Vec::new();
+        for m in moves {
+            match pos.parse_uci(m) {
+                Ok(mv) if legal.contains(mv) => {
+                    if !out.contains(&mv) {
+                        out.push(mv)
+                    }
+                }
+                _ => problems.push(format!("searchmoves: '{m}' is not a legal move: ignored")),
+            }
+        }
+        if out.is_empty() && !moves.is_empty() {
+            problems.push("searchmoves: no legal move listed: every move is searched".into());
+        }
+        out
     }
 
     fn go(&mut self, rest: &str) {
-        let limits = match self.limits(rest) {
-            Ok(l) => l,
-            Err(e) => return self.error(&e.to_string()),
-        };
+        let mut go = self.read_go(rest);
         let Some(pos) = self.pos.clone() else {
+            for p in &go.problems {
+                self.error(p);
+            }
             self.error("no position to search: the last 'position' command was refused");
             return self.say("bestmove (none)");
         };
+        go.limits.searchmoves = Self::searchmoves(&pos, &go.searchmoves, &mut go.problems);
+        for p in &go.problems {
+            self.error(p);
+        }
+        let limits = go.limits;
         // `(none)` only without a legal move; an end by our rules alone (repetition, counting)
         // is the GUI's to adjudicate, and the engine answers a move as Fairy-Stockfish does.
         if pos.legal_moves().is_empty() {
@@ -495,9 +561,17 @@ impl UciEngine {
         );
         if self.searcher.is_none() || self.searcher_key != key {
             let ev = match self.resolver.resolve(&self.evaluator, &self.variant) {
-                Ok(Some(ev)) => ev,
-                Ok(None) => return self.error(&format!("unknown evaluator '{}'", self.evaluator)),
-                Err(e) => return self.error(&e.to_string()),
+                Ok(Some(ev)) => Ok(ev),
+                Ok(None) => Err(format!("unknown evaluator '{}'", self.evaluator)),
+                Err(e) => Err(e.to_string()),
+            };
+            // The GUI still gets a move: the evaluator that always resolves searches instead.
+            let ev = match ev {
+                Ok(ev) => ev,
+                Err(e) => {
+                    self.error(&format!("{e}; searching with material"));
+                    Arc::new(varzero_search::MaterialEvaluator::new(&self.variant))
+                }
             };
             let ev = varzero_search::TacticalBlend::for_search(ev, &self.variant, &self.search_cfg);
             let mut searcher = Searcher::new(ev, self.search_cfg.clone());
@@ -515,17 +589,101 @@ impl UciEngine {
         let out = self.out.clone();
         let show_wdl = self.show_wdl;
         self.thread = Some(std::thread::spawn(move || {
-            let mut report = |i: &SearchInfo| say(&out, &info_line(&pos, i, show_wdl));
-            let info = searcher.search(&pos, &limits, &stop, &mut report);
+            let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut report = |i: &SearchInfo| say(&out, &info_line(&pos, i, show_wdl));
+                let info = searcher.search(&pos, &limits, &stop, &mut report);
+                (info, searcher)
+            }));
             finished.store(true, Ordering::Release);
-            match info.best {
-                Some(m) => say(&out, &format!("bestmove {}", pos.uci(m))),
-                None => say(&out, "bestmove (none)"),
+            match searched {
+                Ok((info, searcher)) => {
+                    match info.best {
+                        Some(m) => say(&out, &format!("bestmove {}", pos.uci(m))),
+                        None => say(&out, "bestmove (none)"),
+                    }
+                    Some(searcher)
+                }
+                Err(_) => {
+                    // A GUI waits for `bestmove` whatever happened: a legal move, and a
+                    // fresh searcher next time.
+                    say(&out, "info string error: the search failed");
+                    let first = limits.searchmoves.first().copied();
+                    let m = first.or_else(|| pos.legal_moves().iter().next().copied());
+                    say(
+                        &out,
+                        &format!("bestmove {}", m.map_or("(none)".into(), |m| pos.uci(m))),
+                    );
+                    None
+                }
             }
-            searcher
         }));
     }
 }
+
+/// The words of a `go` command.
+const GO_KEYWORDS: &[&str] = &[
+    "searchmoves",
+    "ponder",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "depth",
+    "nodes",
+    "mate",
+    "movetime",
+    "infinite",
+];
+
+/// How long `go mate N` searches without another limit, unless the solver proves the result
+/// first (docs/uci.md).
+pub const MATE_TIME: Duration = Duration::from_secs(10);
+
+/// A `go` command as read: the limits, the `searchmoves` words, `mate N`, and what could not
+/// be read.
+#[derive(Default)]
+struct Go {
+    limits: Limits,
+    searchmoves: Vec<String>,
+    mate: Option<u64>,
+    problems: Vec<String>,
+}
+
+/// A whole number as a UCI argument: `Some((x, exact))`, where a negative number reads as 0
+/// and one past `u64` as `u64::MAX` (`exact` false); None when it is no number.
+fn read_number(t: &str) -> Option<(u64, bool)> {
+    let (negative, digits) = match t.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if negative {
+        return Some((0, digits.bytes().all(|b| b == b'0')));
+    }
+    Some(digits.parse().map_or((u64::MAX, false), |x| (x, true)))
+}
+
+/// The most `Hash` may be, in MiB: half the physical memory (`MemTotal` of `meminfo`, the
+/// text of /proc/meminfo), or [`FALLBACK_HASH_CAP_MB`] where it cannot be read. The tree
+/// stays within Hash, so the engine never takes more than about half the machine.
+pub fn hash_cap_mb(meminfo: Option<&str>) -> usize {
+    let kib = meminfo.and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().strip_suffix("kB"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    });
+    match kib {
+        Some(k) if k >= 2048 => (k / 1024 / 2) as usize,
+        _ => FALLBACK_HASH_CAP_MB,
+    }
+}
+
+/// The cap of `Hash` where /proc/meminfo cannot be read (MiB).
+pub const FALLBACK_HASH_CAP_MB: usize = 4096;
 
 /// An `info` line for a search's progress.
 pub fn info_line(pos: &Position, i: &SearchInfo, show_wdl: bool) -> String {

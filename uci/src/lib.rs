@@ -4,4 +4,4 @@
 
 pub mod engine;
 
-pub use engine::{info_line, Output, UciEngine, DEFAULT_HASH_MB};
+pub use engine::{hash_cap_mb, info_line, Output, UciEngine, DEFAULT_HASH_MB, MATE_TIME};

@@ -383,9 +383,13 @@ fn bad_commands_get_info_string_errors_and_change_nothing() {
             "TacticsPriors '-1'",
         ),
         ("setoption UCI_Variant", "expected 'setoption name"),
-        ("go nodes lots", "needs a number"),
-        ("go sideways", "unknown 'go' parameter"),
-        ("go searchmoves e3e4", "not supported"),
+        ("setoption name CPuct value inf", "CPuct 'inf'"),
+        ("setoption name Hash value -3", "Hash '-3'"),
+        ("setoption name Hash value lots", "Hash 'lots'"),
+        (
+            "setoption name UCI_ShowWDL value maybe",
+            "UCI_ShowWDL 'maybe'",
+        ),
     ];
     s.send("position startpos moves e3e4");
     for (cmd, msg) in bad {
@@ -579,4 +583,184 @@ fn a_bad_variant_file_is_one_protocol_line() {
         );
     }
     s.quit();
+}
+
+/// Every `go` ends in `bestmove` (a GUI waits for it): bad, missing, negative, huge and
+/// repeated numbers of every parameter, unknown words, `mate`, `searchmoves`. A bad argument
+/// is also reported on an `info string error:` line. Before, `go nodes abc` and
+/// `go searchmoves` answered only the error, and `go nodes 99999999999999999999` or
+/// `go movetime 18446744073709551615` nothing at all until `stop`.
+#[test]
+fn every_go_ends_in_bestmove() {
+    let mut s = Session::new();
+    // Huge limits end when the tree is full: a small one fills in well under a second.
+    s.send("setoption name Hash value 4");
+    let huge = "99999999999999999999";
+    let cases: Vec<(String, bool)> = [
+        ("go nodes abc", true),
+        ("go nodes", true),
+        ("go nodes -5", true),
+        (&*format!("go nodes {huge}"), true),
+        ("go nodes 18446744073709551615", false),
+        ("go movetime 18446744073709551615", false),
+        (&*format!("go movetime {huge}"), true),
+        ("go movetime -1", true),
+        ("go movetime 1.5", true),
+        ("go depth abc", true),
+        ("go depth -1", true),
+        (&*format!("go depth {huge}"), true),
+        ("go depth 4000000000", false),
+        ("go wtime abc btime abc", true),
+        ("go wtime -100 btime -100 winc -5 binc -5", true),
+        (
+            &*format!("go wtime {huge} btime {huge} winc {huge} binc {huge} movestogo {huge}"),
+            true,
+        ),
+        ("go wtime 1000 btime 1000 movestogo 0", false),
+        ("go wtime 1000 btime 1000 movestogo -1", true),
+        ("go wtime btime winc binc movestogo", true),
+        ("go nodes 20 nodes 40 nodes 30", false),
+        ("go movetime 100 movetime 50", false),
+        ("go mate 1", false),
+        ("go mate abc", true),
+        ("go mate -3", true),
+        (&*format!("go mate {huge}"), true),
+        ("go foo", true),
+        ("go nodes 30 foo 7 bar", true),
+        ("go searchmoves", true),
+        ("go searchmoves zz9 e9e9", true),
+        ("go searchmoves a3a4", false),
+        ("go nodes 30 searchmoves a3a4 h3h4 movetime 5000", false),
+        ("go ponder nodes 20", false),
+        ("go infinite nodes 10 stop-me", true),
+    ]
+    .iter()
+    .map(|(c, b)| (c.to_string(), *b))
+    .collect();
+    for (cmd, bad) in &cases {
+        s.send("position startpos");
+        s.send(cmd);
+        if *bad {
+            let e = s.expect(
+                &format!("an error for '{cmd}'"),
+                |l| l.starts_with("info string error:"),
+                30,
+            );
+            assert!(!e.is_empty());
+        }
+        if cmd.contains("infinite") {
+            s.send("stop");
+        }
+        let best = s.expect(
+            &format!("a bestmove for '{cmd}'"),
+            |l| l.starts_with("bestmove"),
+            120,
+        );
+        bestmove_is_legal("makruk", None, &[], &best);
+        assert!(
+            !s.new_lines().iter().any(|l| l.contains("while searching")),
+            "{cmd}: the search went on after its bestmove"
+        );
+    }
+    // A `go` without a position still answers.
+    s.send("position fen nonsense");
+    s.send("go nodes abc");
+    s.expect_prefix("bestmove (none)");
+    s.quit();
+}
+
+/// `searchmoves` restricts the root: the answer is a listed move, even where another mates at
+/// once; illegal moves are reported and ignored, and with none legal every move is searched.
+#[test]
+fn searchmoves_restrict_the_answer() {
+    let mut s = Session::new();
+    s.send("position startpos");
+    s.send("go nodes 300 searchmoves a3a4 h3h4");
+    let best = s.expect_prefix("bestmove");
+    assert!(best == "bestmove a3a4" || best == "bestmove h3h4", "{best}");
+    // Ra8 mates; the search is held to the king's moves.
+    let fen = "7k/6pp/8/8/8/8/8/R3K3 w - - 0 1";
+    s.send(&format!("position fen {fen}"));
+    s.send("go nodes 400 searchmoves e1d1 e1f1");
+    let best = s.expect_prefix("bestmove");
+    assert!(best == "bestmove e1d1" || best == "bestmove e1f1", "{best}");
+    // The same tree, unrestricted again: the mate.
+    s.send(&format!("position fen {fen}"));
+    s.send("go nodes 400");
+    assert_eq!(s.expect_prefix("bestmove"), "bestmove a1a8");
+    // An illegal move is reported; the legal one is searched.
+    s.send(&format!("position fen {fen}"));
+    s.send("go nodes 100 searchmoves a1a9 e1e2");
+    let e = s.expect_prefix("info string error:");
+    assert!(e.contains("'a1a9'"), "{e}");
+    assert_eq!(s.expect_prefix("bestmove"), "bestmove e1e2");
+    // None legal: all moves are searched.
+    s.send(&format!("position fen {fen}"));
+    s.send("go nodes 400 searchmoves h8h7");
+    s.expect(
+        "an error naming no legal move",
+        |l| l.starts_with("info string error:") && l.contains("no legal move"),
+        30,
+    );
+    assert_eq!(s.expect_prefix("bestmove"), "bestmove a1a8");
+    s.quit();
+}
+
+/// `go mate N` searches until the solver proves the mate (or for `MATE_TIME` at most) and
+/// answers the mating move with `score mate N`.
+#[test]
+fn go_mate_finds_the_mate_and_always_answers() {
+    let mut s = Session::new();
+    // White mates in 2: Kg6 leaves Black only Kg8, then Ra8.
+    s.send("position fen 7k/8/8/6K1/8/8/8/R7 w - - 0 1");
+    s.send("go mate 2");
+    let best = s.expect("a bestmove", |l| l.starts_with("bestmove"), 60);
+    let info = s
+        .lines()
+        .into_iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .unwrap();
+    assert!(info.contains("score mate 2"), "{best}: {info}");
+    // No mate to find: the answer comes after MATE_TIME at most.
+    s.send("position startpos");
+    s.send("go mate 3");
+    let secs = varzero_uci::MATE_TIME.as_secs() * 6 + 30;
+    let best = s.expect("a bestmove", |l| l.starts_with("bestmove"), secs);
+    bestmove_is_legal("makruk", None, &[], &best);
+    s.quit();
+}
+
+/// `Hash` is capped at half the physical memory: a larger value is clamped and said so (before,
+/// `Hash 1048576` let `go infinite` grow until the machine ran out), and `uci` shows the cap.
+#[test]
+fn hash_is_capped_at_half_the_memory() {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    let cap = varzero_uci::hash_cap_mb(meminfo.as_deref());
+    let mut s = Session::new();
+    s.send("uci");
+    let opt = s.expect_prefix("option name Hash");
+    assert!(opt.ends_with(&format!(" max {cap}")), "{opt}");
+    for value in ["1048576", "99999999999999999999999"] {
+        s.send(&format!("setoption name Hash value {value}"));
+        let l = s.expect_prefix("info string Hash");
+        assert!(l.contains(&format!("Hash is {cap} MiB")), "{l}");
+    }
+    // Within the cap: silently taken.
+    s.send("setoption name Hash value 1");
+    s.send("isready");
+    s.expect_prefix("readyok");
+    assert!(
+        !s.new_lines().iter().any(|l| l.starts_with("info")),
+        "{:?}",
+        s.new_lines()
+    );
+    s.quit();
+    // The cap's arithmetic: half of MemTotal, a fixed cap where it cannot be read.
+    assert_eq!(
+        varzero_uci::hash_cap_mb(Some("MemTotal:       16384000 kB\nMemFree: 1 kB\n")),
+        8000
+    );
+    assert_eq!(varzero_uci::hash_cap_mb(None), 4096);
+    assert_eq!(varzero_uci::hash_cap_mb(Some("garbage")), 4096);
 }
