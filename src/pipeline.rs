@@ -582,15 +582,16 @@ pub fn selfplay_games(
     // retried while its first attempt still runs), saying for whom.
     let _lock = match &range {
         Some(_) => varzero_datasets::DirLock::acquire(&sp, varzero_datasets::LockMode::Shared)?,
-        None => {
-            varzero_datasets::DirLock::wait(
-                &sp,
-                varzero_datasets::LockMode::Exclusive,
-                &mut |holder| {
-                    eprintln!("note: {} is in use by {holder}: waiting for it", sp.display())
-                },
-            )?
-        }
+        None => varzero_datasets::DirLock::wait(
+            &sp,
+            varzero_datasets::LockMode::Exclusive,
+            &mut |holder| {
+                eprintln!(
+                    "note: {} is in use by {holder}: waiting for it",
+                    sp.display()
+                )
+            },
+        )?,
     };
     let usage = Usage::start();
     if let (0, Some(spec)) = (gen, &cfg.gen0) {

@@ -301,7 +301,11 @@ fn duplicates_of_an_older_version_are_refused_until_repaired_and_compaction_keep
     let dir = d.to_str().unwrap();
     // Listed with a warning naming the repair; every other reader and writer refuses.
     let o = vz(&["games", dir]);
-    assert!(o.status.success() && err(&o).contains("varzero repair"), "{}", err(&o));
+    assert!(
+        o.status.success() && err(&o).contains("varzero repair"),
+        "{}",
+        err(&o)
+    );
     refused(&vz(&["analyze", "--games", dir]), "twice");
     refused(
         &vz(&match_args(&d, 6, 1)

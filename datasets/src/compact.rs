@@ -15,7 +15,10 @@
 use crate::error::{Error, Result};
 use crate::lock::DirLock;
 use crate::records::{GameRecord, PositionRecord};
-use crate::shard::{list_all_shards as list_shards, read_games, read_positions, write_shard, ShardInfo, SkippedShard};
+use crate::shard::{
+    list_all_shards as list_shards, read_games, read_positions, write_shard, ShardInfo,
+    SkippedShard,
+};
 use polars::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::fs;
