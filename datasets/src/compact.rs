@@ -24,6 +24,9 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// A shard with its games.
+pub type ShardGames = (ShardInfo, Vec<GameRecord>);
+
 /// The tag of a merged shard, followed by the first sequence number it stands for.
 pub const COMPACT_TAG: &str = "compact";
 /// A merged shard holds at most this many positions (self-play's shards are of this order)...
@@ -137,9 +140,7 @@ pub fn scan_live_games(dir: &Path) -> Result<(Option<LazyFrame>, Vec<SkippedShar
 /// (another ladder finishing a pairing this one only reads): a shard it retires between the
 /// listing and the reading is read again from a fresh listing, where the merged shard that
 /// replaced it already is.
-pub fn read_live_games(
-    dir: &Path,
-) -> Result<(Vec<(ShardInfo, Vec<GameRecord>)>, Vec<SkippedShard>)> {
+pub fn read_live_games(dir: &Path) -> Result<(Vec<ShardGames>, Vec<SkippedShard>)> {
     let mut tries = 0;
     'again: loop {
         let (shards, skipped) = live_shards(dir)?;
