@@ -588,6 +588,10 @@ fn read_df(path: &Path) -> Result<DataFrame> {
 pub fn read_positions(shard: &Path) -> Result<Vec<PositionRecord>> {
     let p = shard.join("positions.parquet");
     let df = read_df(&p)?;
+    // A match's shard holds no positions: its empty list columns are stored without a type.
+    if df.height() == 0 {
+        return Ok(Vec::new());
+    }
     positions_from_frame(&df).map_err(|e| Error::polars(p.display(), e))
 }
 
