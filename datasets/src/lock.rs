@@ -36,16 +36,15 @@ pub struct DirLock {
     path: PathBuf,
 }
 
-/// The writer's locks this process holds, by lock file and thread. `flock` belongs to an open
-/// file, so a second `open` of the same lock file would conflict with the first: a stage that
-/// locks a directory and then calls a library function that locks it again on the same thread
-/// (the pipeline and the generator, a command and `GameWriter`) shares the one open file
-/// instead. Another thread opens its own and is excluded like another process (two ladders of
-/// one process, the pipeline's overlap, never play one pairing at once).
+/// The writer's locks this process holds, by lock file. `flock` belongs to an open file, so a
+/// second `open` of the same lock file in this process would conflict with the first: a stage
+/// that locks a directory and then calls a library function that locks it again, perhaps on a
+/// thread of its own (the pipeline and the generator, a command and `GameWriter`), shares the
+/// one open file instead. So the lock excludes other processes, not this one's threads.
 static HELD: Mutex<Option<Held>> = Mutex::new(None);
 
-/// (lock file, thread) -> the mode it is held in and the open file that holds it.
-type Held = HashMap<(PathBuf, std::thread::ThreadId), (LockMode, Weak<File>)>;
+/// Lock file -> the mode it is held in and the open file that holds it.
+type Held = HashMap<PathBuf, (LockMode, Weak<File>)>;
 
 impl DirLock {
     /// Takes `dir`'s writer lock without waiting: refused, naming the holder, when another
@@ -70,10 +69,7 @@ impl DirLock {
 
     fn take(dir: &Path, mode: LockMode, wait: bool) -> Result<DirLock> {
         let path = lock_path(dir, LOCK_FILE)?;
-        let key = (
-            fs::canonicalize(&path).unwrap_or_else(|_| path.clone()),
-            std::thread::current().id(),
-        );
+        let key = fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         // The registry is only looked at here and written below, never held while blocking
         // on a lock another thread or process holds.
         let held_now = {
@@ -258,33 +254,5 @@ mod tests {
         assert!(e.to_string().contains("shared writer"), "{e}");
         drop(s);
         assert!(DirLock::acquire(&d, LockMode::Exclusive).is_ok());
-    }
-
-    #[test]
-    fn another_thread_waits_until_the_holder_lets_go() {
-        let t = tempfile::tempdir().unwrap();
-        let d = t.path().join("d");
-        let held = DirLock::acquire(&d, LockMode::Exclusive).unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let d2 = d.clone();
-        let waiter = std::thread::spawn(move || {
-            let mut told = Vec::new();
-            let l = DirLock::wait(&d2, LockMode::Exclusive, &mut |h| {
-                told.push(h.to_string());
-                tx.send(()).unwrap();
-            })
-            .unwrap();
-            (l, told)
-        });
-        // The waiter (another thread: not the same lock) is refused once, and says so, before
-        // the holder lets go.
-        rx.recv().unwrap();
-        drop(held);
-        let (_l, told) = waiter.join().unwrap();
-        assert_eq!(told.len(), 1);
-        assert!(
-            told[0].contains(&format!("pid {}", std::process::id())),
-            "{told:?}"
-        );
     }
 }
