@@ -19,7 +19,6 @@ use crate::shard::{
     list_all_shards as list_shards, read_games, read_positions, write_shard, ShardInfo,
     SkippedShard,
 };
-use polars::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -109,31 +108,6 @@ pub fn live_shards(dir: &Path) -> Result<(Vec<ShardInfo>, Vec<SkippedShard>)> {
         .map(|(s, _)| s)
         .collect();
     Ok((live, skipped))
-}
-
-/// All games of `dir`'s live shards as a lazy frame (as `scan_games`, superseded shards left out).
-pub fn scan_live_games(dir: &Path) -> Result<(Option<LazyFrame>, Vec<SkippedShard>)> {
-    let (shards, skipped) = live_shards(dir)?;
-    if shards.is_empty() {
-        return Ok((None, skipped));
-    }
-    let frames = shards
-        .iter()
-        .map(|s| {
-            // A directory named after a player (`fsf@nodes=100--material@400`) is no partition.
-            let args = ScanArgsParquet {
-                hive_options: HiveOptions::new_disabled(),
-                ..ScanArgsParquet::default()
-            };
-            LazyFrame::scan_parquet(
-                PlRefPath::try_from_path(&s.path.join("games.parquet"))?,
-                args,
-            )
-        })
-        .collect::<PolarsResult<Vec<_>>>()
-        .and_then(|f| concat(f, UnionArgs::default()))
-        .map_err(|e| Error::polars(dir.display(), e))?;
-    Ok((Some(frames), skipped))
 }
 
 /// The games of each of `dir`'s live shards, in shard order. A compaction may run meanwhile

@@ -16,9 +16,8 @@ mod records;
 mod shard;
 
 pub use compact::{
-    compact, compact_with, duplicate_games, live_shards, read_live_games, remove_superseded,
-    scan_live_games, seq_range, superseded, CompactStep, Compaction, COMPACT_GAMES,
-    COMPACT_POSITIONS, COMPACT_TAG,
+    compact, compact_with, duplicate_games, read_live_games, remove_superseded, seq_range,
+    superseded, CompactStep, Compaction, COMPACT_GAMES, COMPACT_POSITIONS, COMPACT_TAG,
 };
 pub use error::{Error, FitError, Result};
 pub use lock::{DirLock, LockMode, COMMIT_LOCK_FILE, LOCK_FILE};

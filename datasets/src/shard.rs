@@ -273,7 +273,7 @@ impl Committed {
 
 fn duplicate_error(dir: &Path, id: u64, shard: &str, copies: u64) -> Error {
     Error::Duplicate(format!(
-        "{} holds game {id} more than once (again in shard {shard}; {copies} extra {} in all): \
+        "{} holds game {id} more than once (seen twice: again in shard {shard}; {copies} extra {} in all): \
          `varzero repair {}` keeps one copy of each game",
         dir.display(),
         if copies == 1 { "copy" } else { "copies" },

@@ -197,7 +197,7 @@ pub fn scan_game_dirs(dirs: &[PathBuf]) -> Result<(Option<LazyFrame>, Vec<Skippe
                 first.display()
             )));
         }
-        let (lf, s) = crate::compact::scan_live_games(d)?;
+        let (lf, s) = crate::shard::scan_games(d)?;
         skipped.extend(s);
         if let Some(lf) = lf {
             let ids = lf
@@ -246,17 +246,6 @@ pub fn scan_game_dirs(dirs: &[PathBuf]) -> Result<(Option<LazyFrame>, Vec<Skippe
                     h.finish()
                 })
                 .collect();
-            // Within one directory a game id is one game: the same id with other moves is what
-            // two writers of an older version left, and either copy would bias the figures.
-            let mut ids = std::collections::HashSet::new();
-            if let Some(g) = gs.iter().find(|&&g| !ids.insert(g)) {
-                return Err(Error::Duplicate(format!(
-                    "{} holds game {g} twice (two writers at once, from an older varzero): \
-                     `varzero repair {}` keeps the first of each",
-                    d.display(),
-                    d.display()
-                )));
-            }
             for ((((v, h), g), sd), mh) in vs.into_iter().zip(hs).zip(gs).zip(ss).zip(ms) {
                 let key = (v, h, g, sd, mh);
                 if let Some(first) = seen.get(&key) {
