@@ -4,18 +4,17 @@
 //! into few shards; and a directory an older version filled twice is refused until `varzero
 //! compact` repairs it.
 
+mod common;
+use common::{err, out, refused, vz};
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 fn cmd(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_varzero"));
+    let mut c = common::varzero();
     c.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
     c
-}
-
-fn vz(args: &[&str]) -> Output {
-    cmd(args).output().unwrap()
 }
 
 /// Starts every command at once and waits for all of them.
@@ -31,25 +30,6 @@ fn at_once(runs: &[Vec<String>]) -> Vec<Output> {
         .into_iter()
         .map(|c| c.wait_with_output().unwrap())
         .collect()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
-
-/// A refusal: exit 1 (not a panic's 101), one `error:` line naming `what`.
-fn refused(o: &Output, what: &str) {
-    let e = err(o);
-    assert_eq!(o.status.code(), Some(1), "exit {:?}: {e}", o.status.code());
-    assert!(
-        e.contains("error:") && e.contains(what),
-        "expected '{what}' in: {e}"
-    );
-    assert!(!e.contains("panicked"), "{e}");
 }
 
 /// Either it ran, or it was refused because another writer had the directory.

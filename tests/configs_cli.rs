@@ -3,44 +3,11 @@
 //! dataset self-play or a run writes, `--param` of keys a base config omits, a run's name as one
 //! path component, `train --init` with a shape of its own, `match --config` with a run config.
 
+mod common;
+use common::{err, ok, refused, vz, vz_in};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn vz(args: &[&str]) -> Output {
-    vz_in(Path::new("."), args)
-}
-
-fn vz_in(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_varzero"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
-
-/// A refusal: exit 1 (not a panic's 101 or an abort's 134), one `error:` line naming `what`.
-fn refused(o: &Output, what: &str) {
-    let e = err(o);
-    assert_eq!(o.status.code(), Some(1), "exit {:?}: {e}", o.status.code());
-    assert!(
-        e.contains("error:") && e.contains(what),
-        "expected '{what}' in: {e}"
-    );
-    assert_eq!(e.lines().filter(|l| l.contains("error:")).count(), 1, "{e}");
-    assert!(
-        !e.contains("panicked") && !e.contains("memory allocation"),
-        "{e}"
-    );
-}
-
-fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), err(o));
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
+use std::process::Output;
 
 /// A run config small enough to play a generation in seconds.
 const TINY: &str = "name = \"tiny-c\"\nvariant = \"makruk\"\ngenerations = 1\ngames_per_generation = 2\nmatch_games = 2\nmatch_playouts = 4\n[search]\nplayouts = 8\n[selfplay]\nthreads = 1\ngames_per_worker = 2\n[train]\nsteps = 2\nbatch_size = 8\n[train.arch]\nblocks = 1\nchannels = 8\n";

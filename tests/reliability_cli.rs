@@ -2,34 +2,11 @@
 //! reproduces one defect as a user met it and checks the fix: a clear one-line error and a
 //! non-zero exit where the input is bad, and no data mixed, lost or counted twice.
 
+mod common;
+use common::{err, out, refused, vz};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn vz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_varzero"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
-
-/// A refusal: exit 1 (not a panic's 101), one `error:` line naming `what`.
-fn refused(o: &Output, what: &str) {
-    let e = err(o);
-    assert_eq!(o.status.code(), Some(1), "exit {:?}: {e}", o.status.code());
-    assert!(
-        e.contains("error:") && e.contains(what),
-        "expected '{what}' in: {e}"
-    );
-    assert!(!e.contains("panicked"), "{e}");
-}
+use std::process::Output;
 
 /// `base` with `extra` after it; a flag of `extra` already in `base` replaces its value there
 /// (clap refuses a flag given twice).
@@ -350,7 +327,7 @@ fn uci_refuses_a_net_for_another_variant() {
     assert!(o.status.success(), "{}", err(&o));
     let model = net.join("model.safetensors");
     for other in ["xiangqi", "makruk-sutras"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_varzero"))
+        let mut child = common::varzero()
             .arg("uci")
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -406,7 +383,7 @@ fn a_match_killed_mid_run_resumes() {
         .map(|s| s.to_string())
         .collect()
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_varzero"))
+    let mut child = common::varzero()
         .args(args("30"))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

@@ -6,40 +6,15 @@
 //! repaired by `varzero repair`; a run of 10^12 games holds no list of them; what a failed or
 //! killed write left is removed by the next run.
 
+mod common;
+use common::{err, ok, out, refused, vz};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_varzero"))
-}
-
-fn vz(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
-
-/// A refusal: exit 1 (not a panic's 101), one `error:` line naming `what`.
-fn refused(o: &Output, what: &str) {
-    let e = err(o);
-    assert_eq!(o.status.code(), Some(1), "exit {:?}: {e}", o.status.code());
-    assert!(
-        e.contains("error:") && e.contains(what),
-        "expected '{what}' in: {e}"
-    );
-    assert_eq!(e.matches("error:").count(), 1, "one line: {e}");
-    assert!(!e.contains("panicked"), "{e}");
-}
-
-fn ok(o: &Output) {
-    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), err(o));
+    common::varzero()
 }
 
 /// Starts every command at once, then waits for all of them.

@@ -1,0 +1,53 @@
+//! What every CLI test does: run the binary, read its output, and tell a refusal (exit 1, one
+//! `error:` line naming what is wrong, no panic) from a success. One copy for every test file.
+#![allow(dead_code)] // each test file uses its own part
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The binary under test.
+pub fn varzero() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_varzero"))
+}
+
+pub fn vz(args: &[&str]) -> Output {
+    varzero().args(args).output().unwrap()
+}
+
+/// `vz` in another working directory.
+pub fn vz_in(cwd: &Path, args: &[&str]) -> Output {
+    varzero().current_dir(cwd).args(args).output().unwrap()
+}
+
+pub fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+pub fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+/// A refusal: exit 1 (not a panic's 101 or an abort's 134), one `error:` line naming `what`.
+pub fn refused(o: &Output, what: &str) {
+    let e = err(o);
+    assert_eq!(o.status.code(), Some(1), "exit {:?}: {e}", o.status.code());
+    assert!(
+        e.contains("error:") && e.contains(what),
+        "expected '{what}' in: {e}"
+    );
+    assert_eq!(
+        e.lines().filter(|l| l.contains("error:")).count(),
+        1,
+        "one error line: {e}"
+    );
+    assert!(
+        !e.contains("panicked") && !e.contains("memory allocation"),
+        "{e}"
+    );
+}
+
+/// A success; its stdout.
+pub fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), err(o));
+    out(o)
+}
