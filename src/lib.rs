@@ -1,17 +1,22 @@
 //! The application layer of `varzero`, as a library: run configurations (files and flags, one
-//! validation path), nets as evaluators, rating players on the ladder, progress on the terminal, and the AlphaZero loop's
+//! validation path), nets as evaluators and players, progress on the terminal, the run
+//! directory's layout and records, CPU accounting, and the AlphaZero loop's
 //! stages (self-play a generation, train a generation, rate a net), which the CLI's `pipeline`
 //! command runs one by one and a cluster driver can run on other machines. The command line
 //! itself is `src/main.rs` (parse and dispatch) and `src/commands/` (one file per verb).
+// The one exception, allowed where it is: getrusage in `usage`.
+#![deny(unsafe_code)]
 
-pub mod config;
 pub mod engine_games;
-pub mod ladder;
 pub mod nets;
 pub mod pipeline;
 pub mod progress;
 pub mod report;
+pub mod run_config;
+pub mod run_dir;
 pub mod sizes;
+#[allow(unsafe_code)] // getrusage
+pub mod usage;
 
 /// The error and its causes on one line, leaving out a cause the message above already ends
 /// with (our error types print their source themselves: "path: No such file ...").
@@ -39,6 +44,25 @@ pub fn write_atomic(path: &std::path::Path, bytes: impl AsRef<[u8]>) -> anyhow::
         .with_context(|| format!("cannot write {}", tmp.display()))
         .and_then(|()| {
             std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+        });
+    if done.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    done
+}
+
+/// Copies a file whole or not at all (a temporary beside the target, then a rename).
+pub fn copy_atomic(from: &std::path::Path, to: &std::path::Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let name = to
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let tmp = to.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let done = std::fs::copy(from, &tmp)
+        .with_context(|| format!("cannot copy {}", from.display()))
+        .and_then(|_| {
+            std::fs::rename(&tmp, to).with_context(|| format!("cannot write {}", to.display()))
         });
     if done.is_err() {
         let _ = std::fs::remove_file(&tmp);

@@ -1,6 +1,7 @@
 //! `varzero`: one command line for the whole pipeline. This file parses the command line and
 //! dispatches; each verb is a file of `src/commands/`, and what verbs share (configs, nets,
 //! progress, the pipeline's stages) is the `varzero` library (`src/lib.rs`).
+#![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
 

@@ -72,3 +72,20 @@ pub fn net_evaluator(
 pub fn evaluators(device: &str) -> Arc<dyn EvaluatorResolver> {
     Arc::new(NetResolver::new(device))
 }
+
+/// Makes players from specs (nets on `device`, searches with `search`), each checked once
+/// (an engine starts, a net loads) before it plays: what the ladder and the pipeline rate with.
+pub fn player_maker(
+    v: &Arc<Variant>,
+    search: &varzero_search::SearchConfig,
+    device: &str,
+) -> impl Fn(&str) -> varzero_arena::Result<Arc<dyn varzero_arena::PlayerFactory>> {
+    let resolver = NetResolver::new(device);
+    let (v, search) = (v.clone(), search.clone());
+    move |spec: &str| {
+        let f = varzero_arena::PlayerSpec::parse(spec)?.factory(spec, &v, &resolver, &search)?;
+        f.check()
+            .map_err(|e| varzero_arena::Error::Spec(format!("player {spec}: {e}")))?;
+        Ok(f)
+    }
+}

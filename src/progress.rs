@@ -58,3 +58,29 @@ pub fn run_with_progress(
         .join()
         .map_err(|_| anyhow::anyhow!("self-play worker panicked"))??)
 }
+
+/// Runs `f` (rungs and climbs on `l`) with a progress bar that follows the pairing being
+/// played.
+pub fn with_ladder_progress<T>(
+    quiet: bool,
+    l: &varzero_arena::ladder::Ladder,
+    f: impl FnOnce(&mut varzero_arena::ladder::Progress) -> varzero_arena::Result<T>,
+) -> Result<T> {
+    let bar = progress_bar(quiet, l.games_per_pairing(), "games");
+    let mut current = String::new();
+    let mut progress = |a: &str, b: &str, st: &varzero_arena::MatchState| {
+        let pair = format!("{a} vs {b}");
+        if pair != current {
+            current = pair;
+            bar.set_length(st.games_total);
+        }
+        bar.set_position(st.games_done);
+        bar.set_message(format!(
+            "{current}: W {} D {} L {}",
+            st.wdl.wins, st.wdl.draws, st.wdl.losses
+        ));
+    };
+    let out = f(&mut progress);
+    bar.finish_and_clear();
+    Ok(out?)
+}

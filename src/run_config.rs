@@ -79,7 +79,7 @@ impl RunConfig {
         games: u64,
         arch: Option<varzero_eval_net::Arch>,
     ) -> Result<()> {
-        let mut p = varzero_search::Problems::default();
+        let mut p = varzero_settings::Problems::default();
         self.search.check("search", &mut p);
         self.selfplay.check("selfplay", &mut p);
         crate::sizes::check_threads("selfplay.threads", self.selfplay.threads, &mut p);
@@ -147,7 +147,7 @@ pub fn search_config(path: &Option<PathBuf>) -> Result<SearchConfig> {
     } else {
         parse_toml::<RunConfig>(p, &text)?.search
     };
-    let mut problems = varzero_search::Problems::default();
+    let mut problems = varzero_settings::Problems::default();
     search.check("search", &mut problems);
     if !problems.is_empty() {
         bail!("{}: {problems}", p.display());
@@ -189,16 +189,9 @@ pub fn apply_params<T: Serialize + DeserializeOwned>(
 ) -> Result<T> {
     let mut table = toml::Table::try_from(cfg)?;
     for param in params {
-        let Some((key, value)) = param.split_once('=') else {
+        let Some((key, parsed)) = varzero_settings::assignment(param) else {
             bail!("--param {param}: expected KEY=VALUE");
         };
-        let key = key.trim();
-        let value = value.trim();
-        let parsed = format!("v = {value}")
-            .parse::<toml::Table>()
-            .ok()
-            .and_then(|mut t| t.remove("v"))
-            .unwrap_or_else(|| toml::Value::String(value.to_string()));
         let path: Vec<&str> = if key.contains('.') {
             key.split('.').collect()
         } else if table.get(key).is_some_and(|v| !v.is_table()) {

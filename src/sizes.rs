@@ -11,8 +11,9 @@
 //! billion positions needs terabytes).
 
 use varzero_eval_net::{Arch, Encoding};
-use varzero_search::{Problems, SearchConfig};
+use varzero_search::SearchConfig;
 use varzero_selfplay::SelfplayConfig;
+use varzero_settings::Problems;
 use varzero_trainer::TrainConfig;
 
 /// Used when /proc/meminfo cannot be read (not Linux): a laptop's worth.

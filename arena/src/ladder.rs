@@ -177,6 +177,44 @@ pub struct Rating {
 /// What a pairing reports while it plays: the players, and the running state.
 pub type Progress<'a> = dyn FnMut(&str, &str, &MatchState) + 'a;
 
+/// What a user of the ladder sets (the `ladder` command, a run's `[ladder]` table); the rest
+/// is resolved by [`Ladder::open`].
+#[derive(Clone, Debug)]
+pub struct LadderOptions {
+    /// Rung specs, weakest first (default: Fairy-Stockfish's node ladder or our own).
+    pub rungs: Option<Vec<String>>,
+    /// The player at 0 Elo (default: the first rung).
+    pub anchor: Option<String>,
+    pub games: u64,
+    pub concurrency: usize,
+    /// The rung cache (default: `$VARZERO_CACHE/ladder/...`).
+    pub rung_dir: Option<PathBuf>,
+    /// Where the rated players' games and `ratings.csv` go.
+    pub dir: PathBuf,
+    pub random_plies: u32,
+    pub seed: u64,
+    pub prior_draws: f64,
+}
+
+impl LadderOptions {
+    pub fn new(dir: &Path) -> LadderOptions {
+        LadderOptions {
+            rungs: None,
+            anchor: None,
+            games: 20,
+            concurrency: 2,
+            rung_dir: None,
+            dir: dir.to_path_buf(),
+            random_plies: 4,
+            seed: 1,
+            prior_draws: 2.0,
+        }
+    }
+}
+
+/// Makes a player from its spec (the caller knows how to load nets).
+pub type Maker<'a> = dyn Fn(&str) -> Result<Arc<dyn PlayerFactory>> + 'a;
+
 pub struct Ladder {
     pub cfg: LadderConfig,
     openings: Vec<String>,
@@ -196,8 +234,102 @@ impl Ladder {
         Ok(Ladder { cfg, openings })
     }
 
+    /// The ladder of `v` with `o`'s settings: the variant's default rungs (Fairy-Stockfish's
+    /// when it is installed and plays the variant), the shared rung cache, the first rung as
+    /// the anchor; every rung spec checked.
+    pub fn open(v: &Arc<Variant>, o: &LadderOptions) -> Result<Ladder> {
+        let fsf = crate::uci_client::fairy_stockfish_path().is_some();
+        let rungs = o.rungs.clone().unwrap_or_else(|| default_rungs(v, fsf));
+        let rung_dir = match &o.rung_dir {
+            Some(d) => d.clone(),
+            None => default_rung_dir(v).ok_or_else(|| {
+                Error::Spec(
+                    "no cache directory for the ladder's rungs: set VARZERO_CACHE or HOME".into(),
+                )
+            })?,
+        };
+        if rungs.is_empty() {
+            return Err(Error::Spec("the ladder needs at least one rung".into()));
+        }
+        for r in &rungs {
+            crate::PlayerSpec::parse(r).map_err(|e| Error::Spec(format!("rung {r}: {e}")))?;
+        }
+        let anchor = o.anchor.clone().unwrap_or_else(|| rungs[0].clone());
+        Ladder::new(LadderConfig {
+            variant: v.clone(),
+            anchor,
+            anchor_elo: 0.0,
+            games: o.games,
+            random_plies: o.random_plies,
+            seed: o.seed,
+            concurrency: o.concurrency,
+            prior_draws: o.prior_draws,
+            rung_dir,
+            dir: o.dir.clone(),
+            rungs,
+        })
+    }
+
+    /// Games a pairing plays (pairs of colours).
+    pub fn games_per_pairing(&self) -> u64 {
+        self.games()
+    }
+
     fn games(&self) -> u64 {
         self.cfg.games.div_ceil(2) * 2
+    }
+
+    /// Plays the rungs (once, cached) and climbs `player` from rung `start`; returns the
+    /// highest rung it scored at least half against.
+    pub fn rate_one(
+        &self,
+        player: &Arc<dyn PlayerFactory>,
+        start: usize,
+        make: &Maker,
+        progress: &mut Progress,
+    ) -> Result<Option<usize>> {
+        self.ensure_rungs(make, progress)?;
+        self.climb(player, make, start, progress)
+    }
+
+    /// Rates each of `players` (climbing from rung `start`; with none, the rungs alone), refits,
+    /// writes `ratings.csv` into the player directory and returns the ratings.
+    pub fn rate(
+        &self,
+        players: &[String],
+        start: usize,
+        make: &Maker,
+        progress: &mut Progress,
+    ) -> Result<Vec<Rating>> {
+        // Every player is made before a game is played: a bad spec stops nothing half-way.
+        let made: Vec<Arc<dyn PlayerFactory>> =
+            players.iter().map(|p| make(p)).collect::<Result<_>>()?;
+        self.ensure_rungs(make, progress)?;
+        for (p, f) in players.iter().zip(&made) {
+            self.climb(f, make, start, progress)
+                .map_err(|e| Error::Spec(format!("rating {p}: {e}")))?;
+        }
+        let r = self.ratings()?;
+        self.write_ratings(&r)?;
+        Ok(r)
+    }
+
+    /// `ratings.csv` of the player directory, by rename.
+    pub fn write_ratings(&self, r: &[Rating]) -> Result<()> {
+        let dir = &self.cfg.dir;
+        let io = |p: &Path| {
+            let p = p.display().to_string();
+            move |e| Error::Io { path: p, source: e }
+        };
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let path = dir.join("ratings.csv");
+        let tmp = dir.join(format!(".ratings.csv.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, ratings_csv(r))
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                io(&path)(e)
+            })
     }
 
     /// Plays what is missing of `a` against `b` under `base`; returns `a`'s result.
@@ -444,16 +576,37 @@ impl Ladder {
     }
 }
 
+impl varzero_datasets::Row for Rating {
+    const COLUMNS: &'static [&'static str] =
+        &["player", "elo", "error95", "games", "score", "rung"];
+    fn line(&self) -> String {
+        format!(
+            "{},{:.1},{:.1},{},{:.4},{}",
+            self.player, self.elo, self.error, self.games, self.score, self.rung
+        )
+    }
+    fn read(
+        f: &varzero_datasets::table::Fields,
+    ) -> std::result::Result<Self, varzero_datasets::TableError> {
+        Ok(Rating {
+            player: f.raw("player")?.to_string(),
+            elo: f.get("elo")?,
+            error: f.get("error95")?,
+            games: f.get("games")?,
+            score: f.get("score")?,
+            rung: f.get("rung")?,
+        })
+    }
+}
+
 /// The ratings as CSV: `player,elo,error95,games,score,rung`.
 pub fn ratings_csv(r: &[Rating]) -> String {
-    let mut s = String::from("player,elo,error95,games,score,rung\n");
-    for x in r {
-        s.push_str(&format!(
-            "{},{:.1},{:.1},{},{:.4},{}\n",
-            x.player, x.elo, x.error, x.games, x.score, x.rung
-        ));
-    }
-    s
+    varzero_datasets::table::to_csv(r)
+}
+
+/// `ratings.csv` as written by [`ratings_csv`]; `None` when it is not there yet.
+pub fn read_ratings(path: &Path) -> Result<Option<Vec<Rating>>> {
+    Ok(varzero_datasets::table::read_csv(path).map_err(varzero_datasets::Error::from)?)
 }
 
 /// The ratings as an aligned text table.

@@ -4,6 +4,8 @@
 //! an evaluator, random, or an external engine) and the UCI client that drives an external
 //! engine such as Fairy-Stockfish as a separate program (`uci_client`), and the ladder that
 //! rates any player on one Elo scale per variant (`ladder`).
+// The one exception, allowed where it is: prctl(PR_SET_PDEATHSIG) in `uci_client`.
+#![deny(unsafe_code)]
 
 mod error;
 pub mod ladder;

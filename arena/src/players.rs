@@ -110,6 +110,35 @@ pub trait PlayerFactory: Send + Sync {
     }
 }
 
+/// A player under another name (a generation's net is `gen-003@64` on the ladder, whatever
+/// the path of its file).
+pub fn named(
+    name: &str,
+    inner: std::sync::Arc<dyn PlayerFactory>,
+) -> std::sync::Arc<dyn PlayerFactory> {
+    std::sync::Arc::new(Named {
+        name: name.to_string(),
+        inner,
+    })
+}
+
+struct Named {
+    name: String,
+    inner: std::sync::Arc<dyn PlayerFactory>,
+}
+
+impl PlayerFactory for Named {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn create(&self, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
+        self.inner.create(seed)
+    }
+    fn check(&self) -> Result<(), PlayerError> {
+        self.inner.check()
+    }
+}
+
 /// `base` with the `KEY=VALUE` pairs of a player spec set (values read as TOML: numbers,
 /// booleans, else strings), checked like a config's `[search]` table.
 fn with_overrides(
@@ -124,17 +153,12 @@ fn with_overrides(
         if !table.contains_key(k) {
             return Err(format!("unknown search setting '{k}'"));
         }
-        let value = format!("x = {v}")
-            .parse::<toml::Table>()
-            .ok()
-            .and_then(|mut t| t.remove("x"))
-            .unwrap_or_else(|| toml::Value::String(v.clone()));
-        table.insert(k.clone(), value);
+        table.insert(k.clone(), varzero_settings::value_of(v));
     }
     let cfg: SearchConfig = table
         .try_into()
         .map_err(|e: toml::de::Error| e.message().to_string())?;
-    let mut p = varzero_search::Problems::default();
+    let mut p = varzero_settings::Problems::default();
     cfg.check("search", &mut p);
     if p.is_empty() {
         Ok(cfg)
@@ -161,6 +185,24 @@ pub enum PlayerSpec {
 }
 
 impl PlayerSpec {
+    /// A player as the command line and the configs name it.
+    ///
+    /// ```
+    /// use varzero_arena::PlayerSpec;
+    /// let p = PlayerSpec::parse("material@400,root=gumbel").unwrap();
+    /// assert_eq!(
+    ///     p,
+    ///     PlayerSpec::Search {
+    ///         evaluator: "material".into(),
+    ///         playouts: 400,
+    ///         search: vec![("root".into(), "gumbel".into())],
+    ///     }
+    /// );
+    /// assert_eq!(PlayerSpec::parse("random").unwrap(), PlayerSpec::Random);
+    /// // A typo fails here, before a match starts.
+    /// assert!(PlayerSpec::parse("material@400,rot=gumbel").is_err());
+    /// assert!(PlayerSpec::parse("material@0").is_err());
+    /// ```
     pub fn parse(spec: &str) -> Result<PlayerSpec> {
         let spec = spec.trim();
         if spec.is_empty() {
@@ -200,12 +242,12 @@ impl PlayerSpec {
         })?;
         let mut search = Vec::new();
         for kv in parts {
-            let (k, v) = kv.split_once('=').ok_or_else(|| {
+            let (k, v) = varzero_settings::split_assignment(kv).ok_or_else(|| {
                 Error::Spec(format!(
                     "player '{spec}': '{kv}' is not KEY=VALUE (a search setting)"
                 ))
             })?;
-            search.push((k.trim().to_string(), v.trim().to_string()));
+            search.push((k.to_string(), v.to_string()));
         }
         // Checked here, so a typo fails before a match starts.
         with_overrides(&SearchConfig::default(), &search)

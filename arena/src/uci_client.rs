@@ -300,6 +300,7 @@ pub fn info_value(line: &str) -> Option<f32> {
 /// a long search outlived us until its search ended, since it reads the end of its input only
 /// then. An engine lives in the match worker that made it and is dropped (`quit`, then killed)
 /// there, so the thread's end is never too early. Linux only (elsewhere `Drop` alone).
+#[allow(unsafe_code)] // pre_exec and prctl: the crate's one unsafe block
 fn die_with_us(command: &mut Command) {
     #[cfg(target_os = "linux")]
     {

@@ -45,6 +45,9 @@ pub enum Error {
     /// Piece values that cannot be fitted to a group's samples.
     #[error(transparent)]
     Fit(#[from] FitError),
+    /// A CSV log (`table`) that cannot be read.
+    #[error(transparent)]
+    Table(#[from] crate::table::TableError),
 }
 
 /// Why piece values cannot be fitted (see `analysis::fit_piece_values`).

@@ -6,6 +6,7 @@
 //! finished one. The schema version is stored in each file's key-value metadata, and `dataset.json` names
 //! the variant and rules hash the directory holds (never mixed). Readers return
 //! polars `LazyFrame`s over the newest shards (a sliding window), reading only what they need.
+#![forbid(unsafe_code)]
 
 pub mod analysis;
 mod compact;
@@ -14,6 +15,7 @@ mod lock;
 mod manifest;
 mod records;
 mod shard;
+pub mod table;
 
 pub use compact::{
     compact, compact_with, duplicate_games, read_live_games, remove_superseded, seq_range,
@@ -35,3 +37,4 @@ pub use shard::{
     repair_duplicates, scan_games, scan_positions_window, scan_positions_window_dirs, write_shard,
     Commit, Committed, Repair, ShardInfo, SkippedShard,
 };
+pub use table::{Row, TableError};

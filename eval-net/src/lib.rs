@@ -2,6 +2,7 @@
 //! file; the residual model with policy and WDL heads; saving and loading with a JSON sidecar
 //! that must match the variant's rules; and the batched inference `Evaluator` that plugs the
 //! net into self-play and matches.
+#![forbid(unsafe_code)]
 
 pub mod encoding;
 mod error;

@@ -4,9 +4,9 @@
 //! `engine.rs`; when a count that ran out draws is decided in `outcome.rs`.
 
 use crate::bitboard::Bitboard;
-use crate::config::CountingMode;
 use crate::engine::{bits16, Piece, Pos};
 use crate::geometry::Color;
+use crate::variant_file::CountingMode;
 
 impl<B: Bitboard> Pos<B> {
     /// Pieces of `c` on the board, king included (1: a bare king).

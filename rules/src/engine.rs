@@ -14,11 +14,11 @@
 //! [`Position`]: crate::Position
 
 use crate::bitboard::Bitboard;
-use crate::config::CountingMode;
 use crate::geometry::{Color, MAX_SQUARES};
 use crate::moves::Move;
 use crate::tables::Tables;
 use crate::variant::{Variant, MAX_KINDS};
+use crate::variant_file::CountingMode;
 use std::sync::Arc;
 
 /// What a square holds, as the board stores it: 0 for an empty square, else

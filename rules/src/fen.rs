@@ -3,12 +3,12 @@
 //! half-move fields, and the check-count field (`1+1`) of check-counting variants.
 
 use crate::bitboard::Bitboard;
-use crate::config::CountingMode;
 use crate::engine::Pos;
 use crate::error::ParseFenError;
 use crate::geometry::{Color, Square};
 use crate::tables::Tables;
 use crate::variant::Variant;
+use crate::variant_file::CountingMode;
 use std::sync::Arc;
 
 impl<B: Bitboard> Pos<B> {

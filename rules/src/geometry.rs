@@ -152,7 +152,18 @@ impl BoardSize {
     }
 }
 
-/// A square index on the board (`rank * files + file`).
+/// A square index on the board (`rank * files + file`), named as in FENs and moves: files
+/// from `a`, ranks from 1 (a rank above 9 has two digits on a 10-rank board).
+///
+/// ```
+/// use varzero_rules::{BoardSize, Square};
+/// let xiangqi = BoardSize { files: 9, ranks: 10 };
+/// let sq = xiangqi.square(4, 9); // the e-file, the top rank
+/// assert_eq!(sq, Square(85));
+/// assert_eq!(xiangqi.name(sq), "e10");
+/// assert_eq!(xiangqi.parse_square("e10"), Some(sq));
+/// assert_eq!(xiangqi.mirror(sq), xiangqi.square(4, 0));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Square(pub u8);
 

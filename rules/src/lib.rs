@@ -18,10 +18,10 @@
 //!   board needs and dispatches to `Pos<u64>` or `Pos<u128>`; `outcome` decides how a game
 //!   ends (mate, stalemate, check wins, repetition and chase, counting, material, move
 //!   limit).
+#![forbid(unsafe_code)]
 
 pub mod betza;
 pub mod bitboard;
-pub mod config;
 mod counting;
 pub mod engine;
 pub mod error;
@@ -33,9 +33,9 @@ mod outcome;
 mod position;
 pub mod tables;
 pub mod variant;
+pub mod variant_file;
 
 pub use bitboard::Bitboard;
-pub use config::VariantConfig;
 pub use error::{
     toml_location, Error, ParseFenError, ParseMoveError, Problem, Result, VariantError,
 };
@@ -44,3 +44,4 @@ pub use moves::{Move, MoveList};
 pub use outcome::{GameResult, Outcome, Termination};
 pub use position::{Position, Word};
 pub use variant::{PieceDef, Variant};
+pub use variant_file::VariantConfig;

@@ -9,10 +9,10 @@
 //! [`Position`]: crate::Position
 
 use crate::bitboard::Bitboard;
-use crate::config::FaceOff;
 use crate::engine::{bits16, Pos};
 use crate::geometry::Color;
 use crate::moves::{Move, MoveList};
+use crate::variant_file::FaceOff;
 
 impl<B: Bitboard> Pos<B> {
     /// Whether a piece of colour `c` among `pcs` attacks square `s` with occupancy `occ`.

@@ -1,11 +1,11 @@
 //! How a game ends (docs/rules.md#game-end): the result and the termination reason, from the
 //! position and its history.
 
-use crate::config::{RepetitionRule, StalemateResult};
 use crate::geometry::Color;
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
 use crate::variant::MaterialDrawRule;
+use crate::variant_file::{RepetitionRule, StalemateResult};
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -63,6 +63,19 @@ impl std::fmt::Debug for Position {
 }
 
 impl Position {
+    /// A position from a FEN in Fairy-Stockfish's conventions for the variant (Makruk's
+    /// counting fields included); [`Position::fen`] writes it back as it was read.
+    ///
+    /// ```
+    /// use varzero_rules::{Color, Position, Variant};
+    /// let makruk = Variant::builtin("makruk").unwrap();
+    /// let fen = "rnsmksnr/8/pppppppp/8/8/PPPPPPPP/8/RNSKMSNR w - - 0 1";
+    /// let p = Position::from_fen(&makruk, fen).unwrap();
+    /// assert_eq!(p.fen(), fen);
+    /// assert_eq!(p.side_to_move(), Color::White);
+    /// assert_eq!(Position::start(&makruk).fen(), fen);
+    /// assert!(Position::from_fen(&makruk, "rnsmksnr/8 w").is_err());
+    /// ```
     pub fn from_fen(v: &Arc<Variant>, fen: &str) -> Result<Position, ParseFenError> {
         if v.size.squares() <= 64 {
             Ok(Position::Small(Pos::from_fen(

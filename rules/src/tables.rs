@@ -6,9 +6,9 @@
 
 use crate::betza::Atom;
 use crate::bitboard::Bitboard;
-use crate::config::FaceOff;
 use crate::geometry::{BoardSize, Color, Square};
 use crate::variant::{SquareSet, Variant};
+use crate::variant_file::FaceOff;
 
 /// A lame leap: every square of `block` must be empty for the targets to be reached.
 #[derive(Clone, Copy, Debug)]

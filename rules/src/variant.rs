@@ -14,11 +14,11 @@
 //! * `start`: the start FEN, read by the engine as the last check.
 
 use crate::betza::Atom;
-use crate::config::{
-    CountingMode, FaceOff, FirstMoveConfig, RepetitionRule, StalemateResult, VariantConfig,
-};
 use crate::error::VariantError;
 use crate::geometry::{BoardSize, ByColor, Color, Square};
+use crate::variant_file::{
+    CountingMode, FaceOff, FirstMoveConfig, RepetitionRule, StalemateResult, VariantConfig,
+};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -167,22 +167,17 @@ impl Variant {
         let mut table = toml::Table::try_from(&self.config)
             .map_err(|e| VariantError::single(&file, "", e.to_string()))?;
         for set in sets {
-            let Some((key, value)) = set.split_once('=') else {
+            let Some((key, value)) = varzero_settings::assignment(set) else {
                 return Err(VariantError::single(
                     &file,
                     set.as_str(),
                     "expected KEY=VALUE",
                 ));
             };
-            let mut path: Vec<&str> = key.trim().split('.').collect();
+            let mut path: Vec<&str> = key.split('.').collect();
             if path.len() == 1 && !matches!(path[0], "name" | "start_fen" | "description") {
                 path.insert(0, "rules");
             }
-            let value: toml::Value = format!("v = {}", value.trim())
-                .parse::<toml::Table>()
-                .ok()
-                .and_then(|mut t| t.remove("v"))
-                .unwrap_or_else(|| toml::Value::String(value.trim().to_string()));
             let mut t = &mut table;
             for p in &path[..path.len() - 1] {
                 t = t

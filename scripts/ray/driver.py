@@ -21,6 +21,7 @@ games depend on timing.
 """
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -66,18 +67,21 @@ def effective_config(args):
     """Opens the run directory (`--stage open`, in the driver's process) and reads back the
     config varzero wrote there: the file with every --param applied and checked by varzero
     itself, so the driver plans with the same numbers the stages run with, and a --param varzero
-    refuses (an unknown key, a bad value) stops the driver with varzero's message."""
-    r = subprocess.run(varzero_cmd(args, "open"), capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(r.stderr.strip() or f"driver: varzero exited {r.returncode}")
-    with open(os.path.join(args.dir, "config.toml"), "rb") as f:
-        return tomllib.load(f)
+    refuses (an unknown key, a bad value) stops the driver with varzero's message. The paths come
+    from varzero too (`--stage layout`): the driver never spells the run directory's layout."""
+    for stage in ("open", "layout"):
+        r = subprocess.run(varzero_cmd(args, stage), capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(r.stderr.strip() or f"driver: varzero exited {r.returncode}")
+    layout = json.loads(r.stdout)
+    with open(layout["files"]["config"], "rb") as f:
+        return tomllib.load(f), layout
 
 
 class Driver:
     def __init__(self, args):
         self.args = args
-        self.cfg = effective_config(args)
+        self.cfg, self.layout = effective_config(args)
         self.threads = int(self.cfg.get("selfplay", {}).get("threads", 1))
         self.games = int(self.cfg["games_per_generation"])
         self.games0 = int(self.cfg.get("gen0_games", self.games))
@@ -153,7 +157,7 @@ class Driver:
             self.train_rate(gen + 1)
 
     def games_in(self, gen):
-        d = os.path.join(self.args.dir, "selfplay", f"gen-{gen:03d}")
+        d = self.layout["files"]["selfplay"][gen]
         if not os.path.isdir(d):
             return set()
         r = subprocess.run([self.args.bin, "games", d], capture_output=True, text=True, check=True)

@@ -1,7 +1,8 @@
 //! Search settings: defaults here, a run config's `[search]` table over them, and
-//! command-line options over that; and `Problems`, the one way every config is checked.
+//! command-line options over that, checked into `Problems` (varzero-settings).
 
 use serde::{Deserialize, Serialize};
+use varzero_settings::Problems;
 
 /// PUCT search settings (AlphaZero / lc0 / KataGo conventions).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
@@ -92,29 +93,6 @@ impl Default for SearchConfig {
             tactics: 0.0,
             tactics_priors: 0.0,
         }
-    }
-}
-/// Collects the problems of a config, one `section.key: what is wrong (got X)` line each, so a
-/// file and a command-line flag are checked by the same code before anything is written.
-#[derive(Debug, Default)]
-pub struct Problems(pub Vec<String>);
-
-impl Problems {
-    /// Notes `key` unless `ok`.
-    pub fn check(&mut self, ok: bool, key: &str, want: &str, got: impl std::fmt::Display) {
-        if !ok {
-            self.0.push(format!("{key}: {want} (got {got})"));
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl std::fmt::Display for Problems {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0.join("; "))
     }
 }
 impl SearchConfig {

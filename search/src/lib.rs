@@ -7,6 +7,7 @@
 //! `searcher` searches one position at a time for players and the UCI engine, under limits;
 //! `gumbel` is the Gumbel root (top-k, sequential halving, completed-Q targets), an option.
 //! Values are win/draw/loss triples.
+#![forbid(unsafe_code)]
 
 pub mod config;
 pub mod evaluator;
@@ -16,7 +17,7 @@ pub mod searcher;
 pub mod tactics;
 pub mod tree;
 
-pub use config::{Problems, RootSearch, SearchConfig};
+pub use config::{RootSearch, SearchConfig};
 pub use evaluator::{
     Batch, BuiltinEvaluators, Evaluation, Evaluator, EvaluatorResolver, MaterialEvaluator,
     ResolveError, TacticalBlend, UniformEvaluator,

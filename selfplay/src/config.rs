@@ -2,7 +2,7 @@
 //! command-line options over that.
 
 use serde::{Deserialize, Serialize};
-use varzero_search::config::Problems;
+use varzero_settings::Problems;
 
 /// Self-play run settings.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]

@@ -3,6 +3,7 @@
 //! Parquet shards), and rule-change studies (self-play under several rule sets, analysed side
 //! by side). The search itself lives in `varzero-search`, matches and players in
 //! `varzero-arena`, the UCI engine in `varzero-uci`.
+#![forbid(unsafe_code)]
 
 pub mod config;
 mod error;

@@ -7,9 +7,8 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::PathBuf;
-use varzero::config::VariantArg;
-use varzero::ladder::LadderOptions;
-use varzero_arena::ladder::ratings_table;
+use varzero::run_config::VariantArg;
+use varzero_arena::ladder::{ratings_table, Ladder, LadderOptions};
 
 #[derive(Args)]
 pub struct LadderArgs {
@@ -82,7 +81,7 @@ pub fn run(a: LadderArgs) -> Result<()> {
     if a.players.iter().any(|p| p.starts_with("net:")) {
         varzero_eval_net::share_threads(a.concurrency);
     }
-    let l = varzero::ladder::open(&v, &o)?;
+    let l = Ladder::open(&v, &o)?;
     if !l.cfg.rungs.contains(&l.cfg.anchor) && !a.players.contains(&l.cfg.anchor) {
         bail!(
             "--anchor {}: not a rung or a player being rated (rungs: {})",
@@ -90,17 +89,19 @@ pub fn run(a: LadderArgs) -> Result<()> {
             l.cfg.rungs.join(", ")
         );
     }
-    let search = varzero::config::load_run_config(&a.config)?.search;
-    let make = varzero::ladder::maker(&v, &search, &a.device);
+    let search = varzero::run_config::load_run_config(&a.config)?.search;
+    let make = varzero::nets::player_maker(&v, &search, &a.device);
     eprintln!(
         "ladder {}: rungs {} (cached in {}), {} games per pairing",
         v.name,
         l.cfg.rungs.join(", "),
         l.cfg.rung_dir.display(),
-        l.cfg.games.div_ceil(2) * 2
+        l.games_per_pairing()
     );
     let t = std::time::Instant::now();
-    let r = varzero::ladder::rate(&l, &a.players, a.start_rung, &make, a.quiet)?;
+    let r = varzero::progress::with_ladder_progress(a.quiet, &l, |progress| {
+        l.rate(&a.players, a.start_rung, &make, progress)
+    })?;
     print!("{}", ratings_table(&r));
     println!(
         "anchor {} = 0 Elo; * = rated player; +-95% is relative to the anchor. {:.0} s. ratings written to {}",

@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
-use varzero::config::VariantArg;
+use varzero::run_config::VariantArg;
 use varzero_arena::matches::{self as arena, Arena, GameWriter, MatchConfig, MatchState};
 use varzero_arena::players::parse_player;
 use varzero_stats::{EloModel, Sprt, SprtDecision};
@@ -119,7 +119,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
         bail!("--games and --concurrency must be at least 1");
     }
     {
-        let mut p = varzero_search::Problems::default();
+        let mut p = varzero_settings::Problems::default();
         varzero::sizes::check_threads("--concurrency", a.concurrency, &mut p);
         // The openings are made up front; players' trees are counted where they are parsed.
         let mut b = varzero::sizes::Budget::default();
@@ -141,8 +141,8 @@ pub fn run(a: MatchArgs) -> Result<()> {
         varzero_eval_net::share_threads(a.concurrency);
     }
     let sprt = sprt_of(&a)?;
-    let usage = varzero::pipeline::Usage::start();
-    let search = varzero::config::search_config(&a.config)?;
+    let usage = varzero::usage::Usage::start();
+    let search = varzero::run_config::search_config(&a.config)?;
     let resolver = varzero::nets::evaluators(&a.device);
     let pa = parse_player(&a.player_a, &v, &*resolver, &search)
         .map_err(|e| anyhow::anyhow!("player A: {e}"))?;

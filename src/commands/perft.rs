@@ -3,7 +3,7 @@
 use anyhow::{bail, Result};
 use clap::Args;
 use std::time::Instant;
-use varzero::config::VariantArg;
+use varzero::run_config::VariantArg;
 
 #[derive(Args)]
 pub struct PerftArgs {
@@ -33,7 +33,7 @@ pub fn run(a: PerftArgs) -> Result<()> {
         bail!("--depth {depth}: at most {MAX_PERFT_DEPTH} (a start position's perft 9 already takes hours)");
     }
     let v = variant.load()?;
-    let mut pos = varzero::config::position(&v, &fen)?;
+    let mut pos = varzero::run_config::position(&v, &fen)?;
     let t = Instant::now();
     // Deep counts go root move by root move, with a progress bar on stderr.
     let nodes = if divide || depth >= 6 {

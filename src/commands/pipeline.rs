@@ -7,8 +7,8 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
-use varzero::config::{apply_params, parse_toml};
 use varzero::pipeline::PipelineConfig;
+use varzero::run_config::{apply_params, parse_toml};
 
 #[derive(Args)]
 pub struct PipelineArgs {
@@ -54,6 +54,9 @@ pub enum Stage {
     Finish,
     /// report.html only.
     Report,
+    /// Print the run directory's layout as JSON (every path, per generation where it is one;
+    /// what a cluster driver reads instead of spelling paths itself). Writes nothing.
+    Layout,
 }
 
 fn parse_range(s: &str) -> Result<std::ops::Range<u64>> {
@@ -86,6 +89,7 @@ pub fn run(a: PipelineArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("runs").join(&cfg.name));
     use varzero::pipeline as p;
+    let run = varzero::run_dir::RunDir::new(&dir);
     if a.range.is_some() && a.stage != Stage::Selfplay {
         anyhow::bail!("--range goes with --stage selfplay");
     }
@@ -94,13 +98,21 @@ pub fn run(a: PipelineArgs) -> Result<()> {
     // alone, so a stage is refused while one runs, and the other way round.
     let shared = varzero_datasets::LockMode::Shared;
     let _lock = match a.stage {
-        Stage::All => return p::run(&dir, &cfg, a.quiet),
+        Stage::All => return p::run(&run, &cfg, a.quiet),
         Stage::Open => {
             let lock = varzero_datasets::DirLock::acquire(&dir, shared)?;
-            return p::open_run(&dir, &cfg).map(|()| drop(lock));
+            return p::open_run(&run, &cfg).map(|()| drop(lock));
+        }
+        Stage::Layout => {
+            run.check_format()?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&run.layout_json(cfg.generations))?
+            );
+            return Ok(());
         }
         _ => {
-            p::check_run(&dir, &cfg)?;
+            p::check_run(&run, &cfg)?;
             varzero_datasets::DirLock::acquire(&dir, shared)?
         }
     };
@@ -125,16 +137,16 @@ pub fn run(a: PipelineArgs) -> Result<()> {
             // A range may go past games_per_generation: the asynchronous driver keeps playing
             // with a generation's net while the next one trains.
             let range = a.range.as_deref().map(parse_range).transpose()?;
-            p::selfplay_games(&dir, &cfg, &v, gen()?, range, a.quiet)
+            p::selfplay_games(&run, &cfg, &v, gen()?, range, a.quiet)
         }
-        Stage::Train => p::train_generation(&dir, &cfg, &v, next()?, a.quiet),
-        Stage::Rate => p::rate_generation(&dir, &cfg, &v, next()?, a.quiet),
-        Stage::Ladder => p::ladder_generation(&dir, &cfg, &v, gen()?, a.quiet),
-        Stage::Finish => p::finish(&dir, &cfg, &v, a.quiet),
+        Stage::Train => p::train_generation(&run, &cfg, &v, next()?, a.quiet),
+        Stage::Rate => p::rate_generation(&run, &cfg, &v, next()?, a.quiet),
+        Stage::Ladder => p::ladder_generation(&run, &cfg, &v, gen()?, a.quiet),
+        Stage::Finish => p::finish(&run, &cfg, &v, a.quiet),
         Stage::Report => {
-            p::refresh_report(&dir);
+            p::refresh_report(&run);
             Ok(())
         }
-        Stage::All | Stage::Open => unreachable!("handled above"),
+        Stage::All | Stage::Open | Stage::Layout => unreachable!("handled above"),
     }
 }

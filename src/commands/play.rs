@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use varzero::config::VariantArg;
+use varzero::run_config::VariantArg;
 
 #[derive(Args)]
 pub struct PlayArgs {
@@ -22,7 +22,7 @@ pub fn run(a: PlayArgs) -> Result<()> {
         moves,
     } = a;
     let v = variant.load()?;
-    let mut pos = varzero::config::position(&v, &fen)?;
+    let mut pos = varzero::run_config::position(&v, &fen)?;
     for (i, m) in moves.iter().flat_map(|s| s.split_whitespace()).enumerate() {
         if let Some(o) = pos.outcome() {
             bail!("move {} '{m}': the game is already over ({o})", i + 1);

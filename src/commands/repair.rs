@@ -25,7 +25,8 @@ pub fn run(a: RepairArgs) -> Result<()> {
         if !d.is_dir() {
             anyhow::bail!("{}: not a directory", d.display());
         }
-        let run = d.join("config.toml").exists() && d.join("selfplay").is_dir();
+        let rd = varzero::run_dir::RunDir::new(d);
+        let run = rd.config().exists() && rd.selfplay_root().is_dir();
         if !run && !is_dataset(d) {
             anyhow::bail!(
                 "{}: neither a dataset (shards, dataset.json) nor a run directory (config.toml, selfplay/)",
@@ -39,13 +40,11 @@ pub fn run(a: RepairArgs) -> Result<()> {
             None
         };
         let targets = if run {
-            let mut gens: Vec<PathBuf> = std::fs::read_dir(d.join("selfplay"))?
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.is_dir())
-                .collect();
-            gens.sort();
-            gens
+            rd.check_format()?;
+            rd.selfplay_generations()?
+                .into_iter()
+                .map(|g| rd.selfplay(g))
+                .collect::<Vec<PathBuf>>()
         } else {
             vec![d.clone()]
         };

@@ -30,8 +30,9 @@ pub fn run(a: ReportArgs) -> Result<()> {
         bootstrap: a.bootstrap,
     };
     // A game twice would count twice on the page: refused, naming the repair.
-    if a.dir.join("selfplay").is_dir() {
-        varzero::pipeline::check_selfplay_unique(&a.dir)?;
+    let run = varzero::run_dir::RunDir::new(&a.dir);
+    if run.selfplay_root().is_dir() {
+        varzero::pipeline::check_selfplay_unique(&run)?;
     } else {
         varzero_datasets::check_unique(&a.dir)?;
     }

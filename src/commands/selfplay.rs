@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
-use varzero::config::VariantArg;
+use varzero::run_config::VariantArg;
 use varzero_search::{Evaluator, MaterialEvaluator, UniformEvaluator};
 use varzero_selfplay::Generator;
 
@@ -94,7 +94,7 @@ fn run_players(a: &SelfplayArgs) -> Result<()> {
             a.players.len()
         );
     }
-    let cfg = varzero::config::load_run_config(&a.config)?;
+    let cfg = varzero::run_config::load_run_config(&a.config)?;
     // One writer per directory (our self-play takes it in the generator).
     let _lock = varzero_datasets::DirLock::acquire(&a.out, varzero_datasets::LockMode::Exclusive)?;
     let g = varzero::engine_games::EngineGames {
@@ -120,7 +120,7 @@ fn run_players(a: &SelfplayArgs) -> Result<()> {
     );
     let start = Instant::now();
     let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
-    let usage = varzero::pipeline::Usage::start();
+    let usage = varzero::usage::Usage::start();
     let s = varzero::engine_games::play(&v, &g, &cfg.search, &a.out, &mut |game, st| {
         match game.result {
             GameResult::Win(Color::White) => w += 1,
@@ -156,7 +156,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
         return run_players(&a);
     }
     let v = a.variant.load()?;
-    let mut cfg = varzero::config::load_run_config(&a.config)?;
+    let mut cfg = varzero::run_config::load_run_config(&a.config)?;
     if let Some(p) = a.playouts {
         cfg.search.playouts = p;
     }
@@ -175,7 +175,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     if let Some(s) = a.shard_positions {
         cfg.selfplay.shard_positions = s;
     }
-    let cfg = varzero::config::apply_run_params(&cfg, &a.params)?;
+    let cfg = varzero::run_config::apply_run_params(&cfg, &a.params)?;
     let arch = match &a.net {
         Some(path) => Some(varzero_eval_net::Net::read_meta(path)?.arch),
         None => None,
@@ -198,7 +198,7 @@ pub fn run(a: SelfplayArgs) -> Result<()> {
     ));
     let stats = gen.stats.clone();
     let start = Instant::now();
-    let usage = varzero::pipeline::Usage::start();
+    let usage = varzero::usage::Usage::start();
     let summary = varzero::progress::run_with_progress(gen, &a.out, a.games, a.quiet)?;
     for s in &summary.skipped_shards {
         eprintln!("warning: {s}");

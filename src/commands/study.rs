@@ -168,7 +168,7 @@ pub fn run(a: StudyArgs) -> Result<()> {
         None => anyhow::anyhow!("{m}"),
     };
     {
-        let mut p = varzero_search::Problems::default();
+        let mut p = varzero_settings::Problems::default();
         p.check(cfg.games >= 1, "games", "at least 1", cfg.games);
         cfg.search_config().check("search", &mut p);
         cfg.selfplay.check("selfplay", &mut p);

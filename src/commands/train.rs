@@ -83,7 +83,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
         Some(f) => Variant::from_file(f)?,
         None => variant_of_data(&a.data)?,
     };
-    let mut cfg = varzero::config::train_config(&a.config)?;
+    let mut cfg = varzero::run_config::train_config(&a.config)?;
     if let Some(x) = a.steps {
         cfg.steps = x;
     }
@@ -128,7 +128,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
         cfg.arch = have;
     }
     {
-        let mut p = varzero_search::Problems::default();
+        let mut p = varzero_settings::Problems::default();
         cfg.check(&mut p);
         let enc = varzero_eval_net::Encoding::new(&variant);
         let mut b = varzero::sizes::Budget::default();
@@ -151,7 +151,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
         ProgressBar::new(cfg.steps)
     };
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} steps  {msg}").unwrap());
-    let usage = varzero::pipeline::Usage::start();
+    let usage = varzero::usage::Usage::start();
     let s = varzero_trainer::train(
         &variant,
         &a.data,

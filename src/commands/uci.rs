@@ -1,11 +1,11 @@
 //! `varzero uci`: our engine (MCTS with a trained net, or the material or uniform evaluator)
-//! speaking UCI with Fairy-Stockfish's conventions on stdin/stdout (see `varzero_uci::engine`).
+//! speaking UCI with Fairy-Stockfish's conventions on stdin/stdout (see `varzero_uci::protocol`).
 
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use varzero::config::VariantArg;
+use varzero::run_config::VariantArg;
 use varzero_uci::{Output, UciEngine};
 
 #[derive(Args)]
@@ -26,7 +26,7 @@ pub struct UciArgs {
 
 pub fn run(a: UciArgs) -> Result<()> {
     let v = a.variant.load()?;
-    let search = varzero::config::load_run_config(&a.config)?.search;
+    let search = varzero::run_config::load_run_config(&a.config)?.search;
     let resolver = varzero::nets::evaluators(&a.device);
     if resolver
         .resolve(&a.evaluator, &v)

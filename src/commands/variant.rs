@@ -4,7 +4,7 @@
 use anyhow::{bail, Result};
 use clap::Subcommand;
 use std::path::PathBuf;
-use varzero::config::VariantArg;
+use varzero::run_config::VariantArg;
 use varzero_rules::Variant;
 
 #[derive(Subcommand)]

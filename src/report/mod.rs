@@ -8,6 +8,7 @@
 
 pub mod svg;
 
+use crate::run_dir::{LadderRow, MatchRecord, RunDir};
 use anyhow::{Context, Result};
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -28,9 +29,7 @@ pub enum Kind {
 pub fn kind_of(dir: &Path) -> Option<Kind> {
     if dir.join("study.toml").exists() && dir.join("report.json").exists() {
         Some(Kind::Study)
-    } else if dir.join("config.toml").exists()
-        && (dir.join("selfplay").is_dir() || dir.join("logs").is_dir())
-    {
+    } else if crate::run_dir::RunDir::new(dir).is_run() {
         Some(Kind::Run)
     } else if varzero_datasets::list_shards(dir).is_ok_and(|(s, _)| !s.is_empty()) {
         Some(Kind::Dataset)
@@ -86,7 +85,8 @@ pub fn write(dir: &Path, opts: &ReportOptions) -> Result<(PathBuf, usize)> {
             Kind::Dataset => "dataset",
         }
     ));
-    let path = dir.join("report.html");
+    // A run's page, a study's and a dataset's are all DIR/report.html.
+    let path = RunDir::new(dir).report();
     crate::write_atomic(&path, html)?;
     Ok((path, page.charts))
 }
@@ -151,30 +151,9 @@ pre {{ background: #f7f7f7; padding: 8px; font-size: 12px; overflow-x: auto; }}
     }
 }
 
-fn read_csv(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let mut lines = text.lines();
-    let Some(head) = lines.next() else {
-        return Vec::new();
-    };
-    let cols: Vec<&str> = head.split(',').collect();
-    lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            cols.iter()
-                .zip(l.split(','))
-                .map(|(c, v)| (c.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
-fn num(row: &std::collections::HashMap<String, String>, k: &str) -> f64 {
-    row.get(k)
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .unwrap_or(f64::NAN)
+/// A row's cells exactly as its file holds them (the table shows what the log says).
+fn cells<R: varzero_datasets::Row>(r: &R) -> Vec<String> {
+    r.line().split(',').map(str::to_string).collect()
 }
 
 fn f(v: &Value) -> f64 {
@@ -191,28 +170,29 @@ fn run_page(
     refs: &[ReferenceSet],
     page: &mut Page,
 ) -> Result<()> {
-    if let Ok(cfg) = std::fs::read_to_string(dir.join("config.toml")) {
-        let _ = write!(
-            page.body,
-            "<details><summary>run configuration (config.toml)</summary><pre>{}</pre></details>",
-            esc(&cfg)
-        );
-    }
+    let run = RunDir::new(dir);
+    run.check_format()?;
+    let cfg_text = std::fs::read_to_string(run.config())
+        .with_context(|| format!("cannot read {}", run.config().display()))?;
+    let _ = write!(
+        page.body,
+        "<details><summary>run configuration (config.toml)</summary><pre>{}</pre></details>",
+        esc(&cfg_text)
+    );
     // The ladder.
     page.h2("Strength: Elo per generation on the ladder");
-    let ladder = read_csv(&dir.join("logs").join("ladder.csv"));
-    let rungs: Vec<(f64, String)> = read_csv(&dir.join("ladder").join("ratings.csv"))
-        .iter()
-        .filter(|r| r.get("rung").map(String::as_str) == Some("true"))
-        .map(|r| (num(r, "elo"), r.get("player").cloned().unwrap_or_default()))
+    let ladder = run.read_ladder_csv()?;
+    let rungs: Vec<(f64, String)> = run
+        .read_ladder_ratings()?
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| r.rung)
+        .map(|r| (r.elo, r.player))
         .collect();
-    let elo_points = |x: &str| -> Vec<svg::Point> {
-        ladder
-            .iter()
-            .map(|r| {
-                let (e, w) = (num(r, "elo"), num(r, "error95"));
-                (num(r, x), e, Some((e - w, e + w)))
-            })
+    let rows = ladder.clone().unwrap_or_default();
+    let elo_points = |x: fn(&LadderRow) -> f64| -> Vec<svg::Point> {
+        rows.iter()
+            .map(|r| (x(r), r.elo, Some((r.elo - r.error95, r.elo + r.error95))))
             .collect()
     };
     page.chart(svg::line_chart(
@@ -222,7 +202,7 @@ fn run_page(
         "Elo",
         &[Series {
             name: "generation".into(),
-            points: elo_points("generation"),
+            points: elo_points(|r| r.generation as f64),
         }],
         &rungs,
     ));
@@ -233,104 +213,74 @@ fn run_page(
         "Elo",
         &[Series {
             name: "generation".into(),
-            points: elo_points("cpu_hours"),
+            points: elo_points(|r| r.cpu_hours),
         }],
         &rungs,
     ));
-    if ladder.is_empty() {
-        page.p("No ladder ratings yet ([ladder] enabled = false, or no generation rated).");
-    } else {
-        let rows: Vec<Vec<String>> = ladder
-            .iter()
-            .map(|r| {
-                [
+    match &ladder {
+        None => page.p(&format!(
+            "No ladder ratings yet: {} not yet written ([ladder] enabled = false, or no generation rated).",
+            run.ladder_csv().display()
+        )),
+        Some(rows) if rows.is_empty() => page.p("No generation rated on the ladder yet."),
+        Some(rows) => {
+            let rows: Vec<Vec<String>> = rows.iter().map(cells).collect();
+            page.table(
+                &[
                     "generation",
                     "player",
-                    "elo",
-                    "error95",
+                    "Elo",
+                    "± (95%)",
                     "games",
-                    "cpu_hours",
-                ]
-                .iter()
-                .map(|k| r.get(*k).cloned().unwrap_or_default())
-                .collect()
-            })
-            .collect();
-        page.table(
-            &[
-                "generation",
-                "player",
-                "Elo",
-                "± (95%)",
-                "games",
-                "CPU-hours",
-            ],
-            &rows,
-        );
+                    "CPU-hours",
+                ],
+                &rows,
+            );
+        }
     }
-    let matches = read_csv(&dir.join("logs").join("matches.csv"));
-    if !matches.is_empty() {
+    if let Some(matches) = run.read_matches_csv()?.filter(|m| !m.is_empty()) {
         page.h2("Gating and evaluation matches");
-        let keys = [
-            "generation",
-            "opponent",
-            "games",
-            "wins",
-            "draws",
-            "losses",
-            "score",
-            "score_low",
-            "score_high",
-            "elo",
-            "accepted",
-        ];
-        let rows: Vec<Vec<String>> = matches
-            .iter()
-            .map(|r| {
-                keys.iter()
-                    .map(|k| r.get(*k).cloned().unwrap_or_default())
-                    .collect()
-            })
-            .collect();
-        page.table(&keys, &rows);
+        let rows: Vec<Vec<String>> = matches.iter().map(cells).collect();
+        page.table(<MatchRecord as varzero_datasets::Row>::COLUMNS, &rows);
     }
     // Training curves, generations one after another.
     page.h2("Training");
-    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir.join("logs"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.file_name().is_some_and(|n| {
-                        let n = n.to_string_lossy();
-                        n.starts_with("train-gen-") && n.ends_with(".csv")
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    logs.sort();
-    let names = ["policy_loss", "value_loss", "policy_acc", "value_acc"];
+    let generations = toml::from_str::<toml::Table>(&cfg_text)
+        .ok()
+        .and_then(|t| t.get("generations").and_then(|g| g.as_integer()))
+        .unwrap_or(0)
+        .max(0) as u32;
+    let mut logs = Vec::new();
+    for g in 1..=generations {
+        if let Some(l) = run.read_train_log(g)? {
+            logs.push(l);
+        }
+    }
+    type Pick = fn(&varzero_trainer::StepLog) -> f64;
+    let names: [(&str, Pick); 4] = [
+        ("policy_loss", |l| l.policy_loss),
+        ("value_loss", |l| l.value_loss),
+        ("policy_acc", |l| l.policy_acc),
+        ("value_acc", |l| l.value_acc),
+    ];
     let mut series: Vec<Series> = names
         .iter()
-        .map(|n| Series {
+        .map(|(n, _)| Series {
             name: n.to_string(),
             points: Vec::new(),
         })
         .collect();
     let mut offset = 0.0;
-    let mut bounds = Vec::new();
-    for l in &logs {
-        let rows = read_csv(l);
-        let last = rows.iter().map(|r| num(r, "step")).fold(0.0, f64::max);
-        for r in &rows {
-            for (i, n) in names.iter().enumerate() {
+    for rows in &logs {
+        let last = rows.iter().map(|r| r.step as f64).fold(0.0, f64::max);
+        for r in rows {
+            for (i, (_, pick)) in names.iter().enumerate() {
                 series[i]
                     .points
-                    .push((offset + num(r, "step"), num(r, n), None));
+                    .push((offset + r.step as f64, pick(r), None));
             }
         }
         offset += last;
-        bounds.push(offset);
     }
     let (loss, acc) = series.split_at_mut(2);
     page.chart(svg::line_chart(
@@ -350,25 +300,24 @@ fn run_page(
         &[],
     ));
     if logs.is_empty() {
-        page.p("No training log yet (logs/train-gen-NNN.csv).");
+        page.p(&format!(
+            "No training log yet: {} not yet written.",
+            run.train_log(1).display()
+        ));
     }
     // Self-play, per generation.
-    let mut gens: Vec<PathBuf> = std::fs::read_dir(dir.join("selfplay"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_dir())
-                .collect()
-        })
-        .unwrap_or_default();
-    gens.sort();
+    let gens: Vec<PathBuf> = run
+        .selfplay_generations()?
+        .into_iter()
+        .map(|g| run.selfplay(g))
+        .collect();
     page.h2("Self-play per generation");
     let mut groups: Vec<(String, Value)> = Vec::new();
     let mut all_dirs = Vec::new();
     let mut variant = None;
     // Self-play directories name their variant in dataset.json; the run config says which.
-    let run_variant = std::fs::read_to_string(dir.join("config.toml"))
+    let run_variant = toml::from_str::<toml::Table>(&cfg_text)
         .ok()
-        .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
         .and_then(|t| {
             t.get("variant")
                 .and_then(|v| v.as_str())

@@ -28,6 +28,15 @@ use crate::Z95;
 use std::fmt;
 
 /// Logistic Elo of a mean score (±infinity at 1 and 0).
+///
+/// ```
+/// use varzero_stats::{elo_from_score, score_from_elo, Wdl};
+/// assert!((elo_from_score(0.75) - 190.85).abs() < 0.01);
+/// assert!((score_from_elo(elo_from_score(0.3)) - 0.3).abs() < 1e-12);
+/// // 30 wins, 40 draws, 30 losses: even, with a 95% interval either side.
+/// let e = Wdl { wins: 30, draws: 40, losses: 30 }.elo();
+/// assert!(e.elo.abs() < 1e-9 && e.lower < 0.0 && e.upper > 0.0);
+/// ```
 pub fn elo_from_score(s: f64) -> f64 {
     if s <= 0.0 {
         f64::NEG_INFINITY

@@ -4,6 +4,7 @@
 //! z-tests (`intervals`), and the one deterministic generator every stage draws from (`rng`).
 //! No I/O and no dependencies beyond serde: the search, the arena, the studies, the analysis
 //! and the pipeline all call it.
+#![forbid(unsafe_code)]
 
 pub mod bradley_terry;
 pub mod elo;

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use varzero_eval_net::Arch;
-use varzero_search::Problems;
+use varzero_settings::Problems;
 
 /// Training settings (a run config's `[train]` table; command-line options override).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

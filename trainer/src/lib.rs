@@ -9,6 +9,7 @@
 //! window of samples and their batches; `loss` a batch's losses and accuracies; `optim` the
 //! learning-rate schedule and the optimizer; `checkpoint` saving and resuming; `log` the CSV of
 //! steps and `plot` its curves (and the pipeline's Elo curves); `error` the error type. The public API is re-exported here.
+#![forbid(unsafe_code)]
 
 mod checkpoint;
 mod config;
@@ -23,7 +24,7 @@ mod train;
 pub use config::{OptimizerKind, TrainConfig};
 pub use data::{load_window, Sample, Samples};
 pub use error::{Error, Result};
-pub use log::StepLog;
+pub use log::{read_log, StepLog};
 pub use loss::batch_losses;
 pub use optim::lr_at;
 pub use plot::{elo_curves, EloPoint};

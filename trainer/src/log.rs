@@ -3,6 +3,7 @@
 
 use crate::error::{at, Result};
 use std::path::Path;
+use varzero_datasets::table::{self, Fields, Row, TableError};
 
 /// One logged step.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -17,54 +18,54 @@ pub struct StepLog {
     pub samples_per_s: f64,
 }
 
-const LOG_HEADER: &str = "step,lr,loss,policy_loss,value_loss,policy_acc,value_acc,samples_per_s";
-
-pub(crate) fn log_line(l: &StepLog) -> String {
-    format!(
-        "{},{:.6},{:.6},{:.6},{:.6},{:.4},{:.4},{:.1}",
-        l.step,
-        l.lr,
-        l.loss,
-        l.policy_loss,
-        l.value_loss,
-        l.policy_acc,
-        l.value_acc,
-        l.samples_per_s
-    )
+impl Row for StepLog {
+    const COLUMNS: &'static [&'static str] = &[
+        "step",
+        "lr",
+        "loss",
+        "policy_loss",
+        "value_loss",
+        "policy_acc",
+        "value_acc",
+        "samples_per_s",
+    ];
+    fn line(&self) -> String {
+        format!(
+            "{},{:.6},{:.6},{:.6},{:.6},{:.4},{:.4},{:.1}",
+            self.step,
+            self.lr,
+            self.loss,
+            self.policy_loss,
+            self.value_loss,
+            self.policy_acc,
+            self.value_acc,
+            self.samples_per_s
+        )
+    }
+    fn read(f: &Fields) -> std::result::Result<Self, TableError> {
+        Ok(StepLog {
+            step: f.get("step")?,
+            lr: f.get("lr")?,
+            loss: f.get("loss")?,
+            policy_loss: f.get("policy_loss")?,
+            value_loss: f.get("value_loss")?,
+            policy_acc: f.get("policy_acc")?,
+            value_acc: f.get("value_acc")?,
+            samples_per_s: f.get("samples_per_s")?,
+        })
+    }
 }
 
-pub(crate) fn read_log(path: &Path) -> Vec<StepLog> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    text.lines()
-        .skip(1)
-        .filter_map(|line| {
-            let f: Vec<f64> = line
-                .split(',')
-                .map(|x| x.parse().ok())
-                .collect::<Option<Vec<_>>>()?;
-            (f.len() == 8).then(|| StepLog {
-                step: f[0] as u64,
-                lr: f[1],
-                loss: f[2],
-                policy_loss: f[3],
-                value_loss: f[4],
-                policy_acc: f[5],
-                value_acc: f[6],
-                samples_per_s: f[7],
-            })
-        })
-        .collect()
+/// The log at `path` (empty when there is none yet); a log that cannot be read is an error
+/// naming the file and the column.
+pub fn read_log(path: &Path) -> Result<Vec<StepLog>> {
+    Ok(table::read_csv(path)
+        .map_err(varzero_datasets::Error::from)?
+        .unwrap_or_default())
 }
 
 pub(crate) fn write_log(path: &Path, logs: &[StepLog]) -> Result<()> {
-    let mut text = String::from(LOG_HEADER);
-    text.push('\n');
-    for l in logs {
-        text.push_str(&log_line(l));
-        text.push('\n');
-    }
+    let text = table::to_csv(logs);
     let tmp = path.with_extension("csv.tmp");
     std::fs::write(&tmp, text).map_err(at(&tmp))?;
     std::fs::rename(&tmp, path).map_err(at(path))

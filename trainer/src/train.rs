@@ -7,7 +7,7 @@ use crate::checkpoint::Checkpoint;
 use crate::config::TrainConfig;
 use crate::data::load_window;
 use crate::error::{at, Error, Result};
-use crate::log::{log_line, read_log, write_log, StepLog};
+use crate::log::{read_log, write_log, StepLog};
 use crate::loss::batch_losses;
 use crate::optim::{lr_at, Optim};
 use crate::plot;
@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 use tch::{Device, Kind, Tensor};
+use varzero_datasets::Row;
 use varzero_eval_net::Net;
 use varzero_rules::Variant;
-use varzero_search::Problems;
+use varzero_settings::Problems;
 use varzero_stats::Rng;
 
 #[derive(Clone, Debug, Default)]
@@ -111,7 +112,7 @@ pub fn train(
     let resumed_from = checkpoint.resume(&mut net, &mut opt, cfg)?;
     let start = resumed_from.unwrap_or(0);
     let log_path = out.join("train_log.csv");
-    let mut logs: Vec<StepLog> = read_log(&log_path)
+    let mut logs: Vec<StepLog> = read_log(&log_path)?
         .into_iter()
         .filter(|l| l.step <= start)
         .collect();
@@ -159,7 +160,7 @@ pub fn train(
             value_acc: va,
             samples_per_s: cfg.batch_size as f64 / t.elapsed().as_secs_f64(),
         };
-        writeln!(log_file, "{}", log_line(&l)).map_err(at(&log_path))?;
+        writeln!(log_file, "{}", l.line()).map_err(at(&log_path))?;
         progress(&l);
         logs.push(l);
         done += 1;

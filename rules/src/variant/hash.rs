@@ -2,7 +2,7 @@
 //! the game (not its name, description or Fairy-Stockfish name). Datasets and nets record it,
 //! so data from other rules is never mixed in.
 
-use crate::config::VariantConfig;
+use crate::variant_file::VariantConfig;
 
 /// The hash of `config`'s rules (its TOML text with the naming fields cleared).
 pub(super) fn rules_hash(config: &VariantConfig) -> u64 {

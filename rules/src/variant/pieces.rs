@@ -6,8 +6,8 @@ use super::problems::Problems;
 use super::regions::Regions;
 use super::{PieceDef, Promotion, SquareSet, MAX_KINDS};
 use crate::betza::{self, Atom};
-use crate::config::PieceConfig;
 use crate::geometry::ByColor;
+use crate::variant_file::PieceConfig;
 
 /// The pieces' FEN letters in file order (`'?'` for a piece whose letter is not valid), which
 /// resolve a letter written anywhere in the file to a piece index.

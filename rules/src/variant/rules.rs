@@ -4,7 +4,7 @@
 use super::pieces::Letters;
 use super::problems::Problems;
 use super::{CountingRules, MaterialDrawRule, Rules};
-use crate::config::{CountingMode, MaterialDraw, RulesConfig};
+use crate::variant_file::{CountingMode, MaterialDraw, RulesConfig};
 
 pub(super) fn compile(cfg: &RulesConfig, letters: &Letters, problems: &mut Problems) -> Rules {
     // Counting (docs/rules.md#counting): the pieces' honour limits name the strong side's

@@ -3,8 +3,8 @@
 //! that one bad section does not hide the problems of the others, and the board size checked.
 
 use super::problems::Problems;
-use crate::config::{PieceConfig, RulesConfig, VariantConfig};
 use crate::geometry::{BoardSize, MAX_FILES, MAX_RANKS};
+use crate::variant_file::{PieceConfig, RulesConfig, VariantConfig};
 
 /// The sections of one file.
 pub(super) struct Sections {

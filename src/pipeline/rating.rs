@@ -1,0 +1,269 @@
+//! The stages that rate a net: its match against the net before it (and the last net's
+//! against generation 0), and its climb on the variant's ladder with every generation refitted.
+
+use super::stages::selfplay_net;
+use super::PipelineConfig;
+use crate::nets::NetResolver;
+use crate::run_dir::{LadderRecord, LadderRow, MatchRecord, RunDir};
+use crate::usage::Usage;
+use anyhow::Result;
+use std::sync::Arc;
+use varzero_arena::ladder::{Ladder, LadderOptions};
+use varzero_arena::PlayerSpec;
+use varzero_arena::{random_openings, Arena, MatchConfig};
+use varzero_rules::Variant;
+
+/// Plays `me` against `opp` from random openings, each with both colours, and records the score
+/// of `me` with a 95% interval (normal approximation over games).
+#[allow(clippy::too_many_arguments)] // a private helper called twice; a struct would add nothing
+fn play_match(
+    v: &Arc<Variant>,
+    resolver: &NetResolver,
+    cfg: &PipelineConfig,
+    generation: u32,
+    me: &str,
+    opp: &str,
+    seed: u64,
+    quiet: bool,
+) -> Result<MatchRecord> {
+    let factory = |spec: &str| -> Result<_> {
+        PlayerSpec::parse(spec)
+            .and_then(|p| p.factory(spec, v, resolver, &cfg.search))
+            .map_err(anyhow::Error::msg)
+    };
+    let pairs = cfg.match_games.div_ceil(2);
+    let openings = random_openings(v, pairs as usize, 4, seed).map_err(anyhow::Error::msg)?;
+    let mc = MatchConfig {
+        variant: v.clone(),
+        games: pairs * 2,
+        openings,
+        concurrency: cfg.selfplay.threads.max(1),
+        paired: true,
+        verify_endings: false,
+        sprt: None,
+        done: Vec::new(),
+    };
+    varzero_eval_net::share_threads(mc.concurrency);
+    let arena = Arena::new(mc, factory(me)?, factory(opp)?);
+    let bar = crate::progress::progress_bar(quiet, pairs * 2, "games");
+    let summary = arena.run(&mut |_, st| {
+        bar.set_position(st.wdl.games());
+        bar.set_message(format!(
+            "{me} vs {opp}: W {} D {} L {}",
+            st.wdl.wins, st.wdl.draws, st.wdl.losses
+        ));
+    });
+    bar.finish_and_clear();
+    let w = &summary.state.wdl;
+    let score = varzero_stats::score_interval(w.wins, w.draws, w.losses);
+    Ok(MatchRecord {
+        generation,
+        opponent: opp.to_string(),
+        games: w.games(),
+        wins: w.wins,
+        draws: w.draws,
+        losses: w.losses,
+        score: score.value,
+        score_low: score.lower,
+        score_high: score.upper,
+        elo: w.elo().elo,
+        accepted: !cfg.gating || score.value >= cfg.gate_score,
+    })
+}
+
+/// Stage 3: generation `next`'s net against the net self-play used before it (or the material
+/// evaluator), recorded in `logs/match-gen-NNN.json` (nothing to do when it is there).
+pub fn rate_generation(
+    run: &RunDir,
+    cfg: &PipelineConfig,
+    v: &Arc<Variant>,
+    next: u32,
+    quiet: bool,
+) -> Result<()> {
+    if run.read_match(next)?.is_some() {
+        return Ok(());
+    }
+    let usage = Usage::start();
+    let resolver = NetResolver::new(&cfg.device);
+    let me = format!("net:{}@{}", run.model(next).display(), cfg.match_playouts);
+    let opp = match (selfplay_net(run, next - 1)?, &cfg.gen0) {
+        (Some(p), _) => format!("net:{}@{}", p.display(), cfg.match_playouts),
+        // The first net against the teacher it learnt from.
+        (None, Some(teacher)) => teacher.clone(),
+        (None, None) => format!("material@{}", cfg.match_playouts),
+    };
+    let mut rec = play_match(
+        v,
+        &resolver,
+        cfg,
+        next,
+        &me,
+        &opp,
+        cfg.selfplay.seed ^ next as u64,
+        quiet,
+    )?;
+    if next == 1 && cfg.gen0.is_some() {
+        // A teacher cannot play our self-play (it gives no search targets), so there is no
+        // earlier net to keep: the first net is always self-play's.
+        rec.accepted = true;
+    }
+    run.write_match(&rec)?;
+    let busy = usage.record(run, "match", next)?;
+    println!("gen {next}: {} ({busy:.2} cores busy)", rec.line());
+    Ok(())
+}
+
+/// The last generation against generation 0 (the material evaluator): what the loop gained.
+/// A record of an earlier last generation (the run was extended since) is played again.
+pub fn rate_last_against_gen0(
+    run: &RunDir,
+    cfg: &PipelineConfig,
+    v: &Arc<Variant>,
+    quiet: bool,
+) -> Result<Option<MatchRecord>> {
+    let last = cfg.generations;
+    let current = run
+        .read_final_match()?
+        .is_some_and(|r| r.generation == last);
+    if last >= 2 && run.model(last).exists() && !current {
+        let resolver = NetResolver::new(&cfg.device);
+        let me = format!("net:{}@{}", run.model(last).display(), cfg.match_playouts);
+        let opp = format!("material@{}", cfg.match_playouts);
+        let mut rec = play_match(
+            v,
+            &resolver,
+            cfg,
+            last,
+            &me,
+            &opp,
+            cfg.selfplay.seed ^ 0xf1a1,
+            quiet,
+        )?;
+        rec.accepted = true; // gating is about the previous generation, not this one
+        run.write_final_match(&rec)?;
+    }
+    Ok(run.read_final_match()?.filter(|r| r.generation == last))
+}
+
+/// `logs/matches.csv`, rebuilt from the per-generation records and `last`.
+pub fn write_matches_csv(
+    run: &RunDir,
+    cfg: &PipelineConfig,
+    last: Option<MatchRecord>,
+) -> Result<()> {
+    let mut rows = Vec::new();
+    for g in 1..=cfg.generations {
+        rows.extend(run.read_match(g)?);
+    }
+    rows.extend(last);
+    run.write_matches_csv(&rows)
+}
+
+/// Stage 4 (with `[ladder] enabled`): generation `gen` climbs the ladder from where the one
+/// before it stopped, and the ratings of every generation are refitted: `ladder/ratings.csv`,
+/// `logs/ladder.csv` (generation, Elo, interval, CPU-hours) and `logs/ladder.png`.
+pub fn ladder_generation(
+    run: &RunDir,
+    cfg: &PipelineConfig,
+    v: &Arc<Variant>,
+    gen: u32,
+    quiet: bool,
+) -> Result<()> {
+    let s = &cfg.ladder;
+    if !s.enabled {
+        return Ok(());
+    }
+    let playouts = s.playouts.unwrap_or(cfg.match_playouts);
+    let mut o = LadderOptions::new(&run.ladder_dir());
+    o.rungs = s.rungs.clone();
+    o.rung_dir = s.rung_dir.clone();
+    o.anchor = s.anchor.clone();
+    o.games = s.games;
+    o.concurrency = cfg.selfplay.threads.max(1);
+    o.seed = cfg.selfplay.seed ^ 0x1add;
+    let l = Ladder::open(v, &o)?;
+    let name = format!("gen-{gen:03}@{playouts}");
+    let mut busy = None;
+    if run.read_ladder_record(gen)?.is_none() {
+        let usage = Usage::start();
+        let make = crate::nets::player_maker(v, &cfg.search, &cfg.device);
+        let spec = if gen == 0 {
+            cfg.gen0
+                .clone()
+                .unwrap_or_else(|| format!("material@{playouts}"))
+        } else {
+            format!("net:{}@{playouts}", run.model(gen).display())
+        };
+        let player = varzero_arena::players::named(&name, make(&spec)?);
+        // Climb from where the generation before it stopped: nets rarely fall far.
+        let mut start = 0;
+        for g in (0..gen).rev() {
+            if let Some(r) = run.read_ladder_record(g)? {
+                start = r.top_rung.unwrap_or(0);
+                break;
+            }
+        }
+        varzero_eval_net::share_threads(o.concurrency);
+        let top = crate::progress::with_ladder_progress(quiet, &l, |progress| {
+            l.rate_one(&player, start, &make, progress)
+        })?;
+        run.write_ladder_record(&LadderRecord {
+            generation: gen,
+            player: name.clone(),
+            top_rung: top,
+        })?;
+        busy = Some(usage.record(run, "ladder", gen)?);
+    }
+    let ratings = l.ratings()?;
+    l.write_ratings(&ratings)?;
+    let mut rows = Vec::new();
+    let mut points = Vec::new();
+    for g in 0..=cfg.generations {
+        let Some(r) = run.read_ladder_record(g)? else {
+            continue;
+        };
+        if let Some(x) = ratings.iter().find(|x| x.player == r.player) {
+            let h = run.cpu_hours_to(g)?;
+            rows.push(LadderRow {
+                generation: g,
+                player: x.player.clone(),
+                elo: x.elo,
+                error95: x.error,
+                games: x.games,
+                cpu_hours: h,
+            });
+            points.push(varzero_trainer::EloPoint {
+                generation: g,
+                cpu_hours: h,
+                elo: x.elo,
+                error: x.error,
+            });
+        }
+    }
+    run.write_ladder_csv(&rows)?;
+    let rungs: Vec<(String, f64)> = ratings
+        .iter()
+        .filter(|x| x.rung)
+        .map(|x| (x.player.clone(), x.elo))
+        .collect();
+    let png = run.ladder_png();
+    let tmp = png.with_file_name("ladder.tmp.png");
+    varzero_trainer::elo_curves(&points, &rungs, &tmp).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        anyhow::anyhow!("cannot draw {}: {e}", png.display())
+    })?;
+    if tmp.exists() {
+        std::fs::rename(&tmp, &png)?;
+    }
+    if let Some(p) = points.last() {
+        println!(
+            "gen {gen}: ladder {:+.0} +- {:.0} Elo ({} = 0){}",
+            p.elo,
+            p.error,
+            l.cfg.anchor,
+            busy.map(|b| format!(", {b:.2} cores busy"))
+                .unwrap_or_default()
+        );
+    }
+    Ok(())
+}
