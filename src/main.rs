@@ -42,6 +42,8 @@ enum Cmd {
     Ladder(ladder::LadderArgs),
     /// Our engine as a UCI engine (Fairy-Stockfish conventions) on stdin/stdout.
     Uci(uci::UciArgs),
+    /// Analyse one position: a search, and a table of its best moves (visits, Q, W/D/L, line).
+    Analyse(analyse::AnalyseArgs),
     /// Analyse games tables: results, draw rates, lengths, fitted piece values.
     Analyze(analyze::AnalyzeArgs),
     /// List the games of dataset directories, one per line (id, result, ending, players, moves).
@@ -75,6 +77,7 @@ fn main() {
         Cmd::Match(a) => r#match::run(a),
         Cmd::Ladder(a) => ladder::run(a),
         Cmd::Uci(a) => uci::run(a),
+        Cmd::Analyse(a) => analyse::run(a),
         Cmd::Analyze(a) => analyze::run(a),
         Cmd::Games(a) => games::run(a),
         Cmd::Compact(a) => compact::run(a),

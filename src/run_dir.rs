@@ -390,7 +390,8 @@ impl RunDir {
                 CpuStage::Train => (1..=gen).contains(&k.generation),
             })
             .map(|(_, s)| s)
-            .sum();
+            // From +0.0: an empty f64 sum is -0.0, which the CSV would print as "-0.000000".
+            .fold(0.0, |a, b| a + b);
         Ok(secs / 3600.0)
     }
 }
@@ -773,7 +774,8 @@ mod tests {
         r.add_cpu(&CpuKey::selfplay(0, None), 3600.0).unwrap();
         r.add_cpu(&CpuKey::train(1), 1800.0).unwrap();
         r.add_cpu(&CpuKey::train(1), 1800.0).unwrap();
-        assert_eq!(r.cpu_hours_to(0).unwrap(), 0.0);
+        let zero = r.cpu_hours_to(0).unwrap();
+        assert!(zero == 0.0 && zero.is_sign_positive(), "{zero}");
         assert_eq!(r.cpu_hours_to(1).unwrap(), 3.0);
     }
 

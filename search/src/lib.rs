@@ -24,7 +24,7 @@ pub use evaluator::{
 };
 pub use gumbel::GumbelParams;
 pub use round::{best_move, Round};
-pub use searcher::{Limits, SearchInfo, Searcher};
+pub use searcher::{Limits, RootLine, SearchInfo, Searcher};
 pub use tactics::Tactics;
 pub use tree::{GumbelScratch, Leaf, NodeState, Proof, Tree};
 pub use varzero_stats::Rng;

@@ -24,6 +24,10 @@ pub struct Limits {
     pub infinite: bool,
     /// The root moves to choose from (`go searchmoves`); empty, or none of them legal: all.
     pub searchmoves: Vec<Move>,
+    /// Under a time limit, stop as soon as the best move cannot be overtaken in the time left
+    /// at the speed so far (lc0's smart pruning), and at once with a single move to choose.
+    /// Never with `infinite`; off by default, so that a search's playouts are its limit's.
+    pub smart_pruning: bool,
 }
 
 /// Progress of a search, for `info` lines and the caller.
@@ -47,14 +51,46 @@ pub struct SearchInfo {
     /// A proved mate (or any proved win) in this many moves of the side to move; negative: the
     /// side to move is lost in that many (UCI's `score mate N`).
     pub mate: Option<i32>,
+    /// The best root moves, best first, [`Searcher::multipv`] of them (fewer when the root has
+    /// fewer moves): what `MultiPV` and `varzero analyse` show.
+    pub lines: Vec<RootLine>,
+    /// Why the search stopped early under a time limit (smart pruning), if it did.
+    pub pruned: bool,
+}
+
+/// One root move of a search: its visits, its value and its line.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RootLine {
+    pub mv: Move,
+    pub visits: u64,
+    /// The net's (or evaluator's) prior of the move.
+    pub prior: f32,
+    /// Mean value after the move, from the view of the side to move at the root (win, draw,
+    /// loss); a proved move is worth its proof.
+    pub wdl: [f32; 3],
+    /// Proved: mate in this many moves for the side to move (negative: mated).
+    pub mate: Option<i32>,
+    /// The move, then the most visited line below it.
+    pub pv: Vec<Move>,
+}
+
+impl RootLine {
+    /// The line's score as [`SearchInfo::centipawns`] has it.
+    pub fn centipawns(&self) -> i32 {
+        centipawns(self.wdl)
+    }
 }
 
 impl SearchInfo {
     /// Centipawn-like score of the expected outcome `q = w - l` (lc0's conversion).
     pub fn centipawns(&self) -> i32 {
-        let q = (self.wdl[0] - self.wdl[2]).clamp(-0.9999, 0.9999) as f64;
-        (111.714_640_912 * (1.562_068_842_1 * q).tan()).round() as i32
+        centipawns(self.wdl)
     }
+}
+
+fn centipawns(wdl: [f32; 3]) -> i32 {
+    let q = (wdl[0] - wdl[2]).clamp(-0.9999, 0.9999) as f64;
+    (111.714_640_912 * (1.562_068_842_1 * q).tan()).round() as i32
 }
 
 /// Upper bound on the tree of one search (an infinite search waits once it is reached).
@@ -69,6 +105,8 @@ pub struct Searcher {
     /// The tree stops growing at half this many bytes (its arenas may double once more); a
     /// search that reaches it stops, or waits for `stop` when infinite.
     pub max_bytes: usize,
+    /// Root lines in each [`SearchInfo`] (`MultiPV`; at least 1).
+    pub multipv: usize,
     tree: Tree,
     /// The position at the tree's root: its FEN before any move, and the moves from there.
     root_start: String,
@@ -94,6 +132,7 @@ impl Searcher {
             cfg,
             play_on: false,
             max_bytes: usize::MAX,
+            multipv: 1,
             tree: Tree::new(),
             root_start: String::new(),
             root_moves: Vec::new(),
@@ -173,7 +212,17 @@ impl Searcher {
                 pv = vec![b];
             }
         }
+        let mut lines = self.tree.root_lines(self.multipv.max(1));
+        // The first line is the move the search plays.
+        if let Some(b) = best {
+            if let Some(i) = lines.iter().position(|l| l.mv == b) {
+                let l = lines.remove(i);
+                lines.insert(0, l);
+            }
+        }
         SearchInfo {
+            lines,
+            pruned: false,
             visits: root.visits as u64,
             playouts,
             depth: depth_sum.checked_div(playouts).unwrap_or(0) as u32,
@@ -218,6 +267,23 @@ impl Searcher {
             .evaluate(&*ev, std::slice::from_mut(&mut self.tree), |t| t);
     }
 
+    /// Whether the most visited root move stays the most visited whatever the search does in
+    /// the time left before `time` at its speed so far; with one move to choose, always.
+    fn cannot_be_overtaken(&self, start: Instant, time: Duration, playouts: u64) -> bool {
+        let (first, second, moves) = self.tree.top_two_root_visits();
+        if moves <= 1 {
+            return true;
+        }
+        let elapsed = start.elapsed();
+        // Too early to know the speed: the first batches run at any rate.
+        if playouts < 64 || elapsed < Duration::from_millis(20) {
+            return false;
+        }
+        let left = time.saturating_sub(elapsed).as_secs_f64();
+        let speed = playouts as f64 / elapsed.as_secs_f64();
+        (first - second) as f64 > speed * left
+    }
+
     /// Searches `pos` until a limit is reached or `stop` is set; `report` is called about once
     /// a second and at the end. Returns the final info (`best` is None when the game is over).
     pub fn search(
@@ -255,6 +321,19 @@ impl Searcher {
                         || self.tree.root_proof() != Proof::Unknown
                         || self.tree.nodes.len() >= MAX_TREE_NODES
                         || self.tree.bytes() >= self.max_bytes / 2));
+            let pruned = !done
+                && limits.smart_pruning
+                && !limits.infinite
+                && root.state == NodeState::Expanded
+                && limits
+                    .time
+                    .is_some_and(|t| self.cannot_be_overtaken(start, t, playouts));
+            if pruned {
+                let mut info = self.info(start, playouts, depth_sum, seldepth);
+                info.pruned = true;
+                report(&info);
+                return info;
+            }
             if done {
                 if limits.infinite && root.state != NodeState::Terminal {
                     // `go infinite`: the answer waits for `stop`.
@@ -299,5 +378,73 @@ impl Searcher {
         let info = self.info(start, playouts, depth_sum, seldepth);
         report(&info);
         info
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MaterialEvaluator;
+    use varzero_rules::Variant;
+
+    fn searcher(v: &Arc<varzero_rules::Variant>) -> Searcher {
+        Searcher::new(Arc::new(MaterialEvaluator::new(v)), SearchConfig::default())
+    }
+
+    #[test]
+    fn root_lines_are_the_best_moves_best_first() {
+        let v = Variant::builtin("makruk").unwrap();
+        let pos = Position::start(&v);
+        let mut s = searcher(&v);
+        s.multipv = 4;
+        let limits = Limits {
+            playouts: Some(800),
+            ..Limits::default()
+        };
+        let info = s.search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+        assert_eq!(info.lines.len(), 4);
+        assert_eq!(Some(info.lines[0].mv), info.best);
+        assert!(info.lines.windows(2).all(|w| w[0].visits >= w[1].visits));
+        for l in &info.lines {
+            assert_eq!(l.pv[0], l.mv);
+            assert!((l.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-3, "{l:?}");
+        }
+        // Never more lines than moves.
+        s.multipv = 500;
+        let info = s.search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+        assert_eq!(info.lines.len(), pos.legal_moves().len());
+    }
+
+    #[test]
+    fn smart_pruning_answers_a_forced_move_at_once_and_only_under_a_clock() {
+        let v = Variant::builtin("makruk").unwrap();
+        // The king's one move out of check: Kb8.
+        let pos = Position::from_fen(&v, "k7/7R/8/8/8/8/8/R3K3 b - - 0 1").unwrap();
+        assert_eq!(pos.legal_moves().len(), 1);
+        let timed = Limits {
+            time: Some(Duration::from_secs(600)),
+            smart_pruning: true,
+            ..Limits::default()
+        };
+        let info = searcher(&v).search(&pos, &timed, &AtomicBool::new(false), &mut |_| {});
+        assert!(info.pruned && info.playouts < 1000, "{info:?}");
+        // Playouts are a limit of their own: no pruning, whatever the flag says.
+        let start = Position::start(&v);
+        let nodes = Limits {
+            playouts: Some(700),
+            smart_pruning: true,
+            ..Limits::default()
+        };
+        let info = searcher(&v).search(&start, &nodes, &AtomicBool::new(false), &mut |_| {});
+        assert!(!info.pruned && info.visits == 700, "{info:?}");
+        // A short clock on the start position: the most visited move cannot be overtaken well
+        // before the end, but the search still plays its most visited move.
+        let short = Limits {
+            time: Some(Duration::from_millis(300)),
+            smart_pruning: true,
+            ..Limits::default()
+        };
+        let info = searcher(&v).search(&start, &short, &AtomicBool::new(false), &mut |_| {});
+        assert_eq!(info.best, Some(info.lines[0].mv));
     }
 }

@@ -462,6 +462,95 @@ impl Tree {
         self.best_edge(self.root).map(|e| e.mv)
     }
 
+    /// The root's moves that may be played, best first by [`Tree::best_edge`]'s rule (a proved
+    /// win, the shortest first; then visits, then priors; proved losses last, the longest
+    /// first), each with its value and line; `k` of them.
+    pub fn root_lines(&self, k: usize) -> Vec<crate::searcher::RootLine> {
+        let filtered = self.root_filtered();
+        let mut lines: Vec<(u8, i64, f32, crate::searcher::RootLine)> = self
+            .edges_of(self.root)
+            .iter()
+            .filter(|e| self.allowed(self.root, filtered, e))
+            .map(|e| {
+                let (visits, wdl, proof) = if e.child == NONE {
+                    (0, [f32::NAN; 3], Proof::Unknown)
+                } else {
+                    let n = &self.nodes[e.child as usize];
+                    let v = n.visits.max(1) as f32;
+                    (
+                        n.visits,
+                        [n.wdl[0] / v, n.wdl[1] / v, n.wdl[2] / v],
+                        n.proof,
+                    )
+                };
+                // A node's proof is from the view of the side that moved into it: the root's
+                // side to move. Its depth counts the plies below the child.
+                let (class, key, wdl, mate) = match proof {
+                    Proof::Win(d) => (0, d as i64, [1.0, 0.0, 0.0], Some((d as i32 + 2) / 2)),
+                    Proof::Loss(d) => (
+                        2,
+                        -(d as i64),
+                        [0.0, 0.0, 1.0],
+                        Some(-((d as i32 + 1) / 2).max(1)),
+                    ),
+                    Proof::Draw => (1, -(visits as i64), [0.0, 1.0, 0.0], None),
+                    Proof::Unknown => (1, -(visits as i64), wdl, None),
+                };
+                let mut pv = vec![e.mv];
+                let mut node = e.child;
+                while node != NONE && pv.len() < 64 {
+                    match self.best_edge(node) {
+                        Some(b) if b.child != NONE && self.nodes[b.child as usize].visits > 0 => {
+                            pv.push(b.mv);
+                            node = b.child;
+                        }
+                        _ => break,
+                    }
+                }
+                (
+                    class,
+                    key,
+                    e.prior,
+                    crate::searcher::RootLine {
+                        mv: e.mv,
+                        visits: visits as u64,
+                        prior: e.prior,
+                        wdl,
+                        mate,
+                        pv,
+                    },
+                )
+            })
+            .collect();
+        lines.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(b.2.total_cmp(&a.2)));
+        lines.into_iter().take(k).map(|l| l.3).collect()
+    }
+
+    /// The visits of the two most visited root moves that may be played, and how many such
+    /// moves there are (smart pruning's question).
+    pub fn top_two_root_visits(&self) -> (u32, u32, usize) {
+        let filtered = self.root_filtered();
+        let (mut first, mut second, mut moves) = (0, 0, 0);
+        for e in self.edges_of(self.root) {
+            if !self.allowed(self.root, filtered, e) {
+                continue;
+            }
+            moves += 1;
+            let v = if e.child == NONE {
+                0
+            } else {
+                self.nodes[e.child as usize].visits
+            };
+            if v > first {
+                second = first;
+                first = v;
+            } else if v > second {
+                second = v;
+            }
+        }
+        (first, second, moves)
+    }
+
     /// The edge of `node` to play by [`Tree::best_root_move`]'s rule (proofs, then visits).
     pub fn best_edge(&self, node: u32) -> Option<&Edge> {
         let proof = |e: &Edge| {

@@ -1,6 +1,7 @@
 //! One file per verb of the command line (as KataGo's `command/`): its arguments and its run
 //! function. Commands do not call each other; what they share is the `varzero` library.
 
+pub mod analyse;
 pub mod analyze;
 pub mod bench;
 pub mod compact;

@@ -5,4 +5,6 @@
 
 pub mod protocol;
 
-pub use protocol::{hash_cap_mb, info_line, Output, UciEngine, DEFAULT_HASH_MB, MATE_TIME};
+pub use protocol::{
+    hash_cap_mb, info_line, info_lines, Output, UciEngine, DEFAULT_HASH_MB, MATE_TIME, MAX_MULTIPV,
+};

@@ -3,7 +3,9 @@
 //! xiangqi...), `VariantPath` loads a variant file (TOML) whose variant `UCI_Variant` can then
 //! select, positions come as `position startpos|fen FEN [moves ...]`, and `go` takes `nodes`,
 //! `movetime`, `wtime/btime/winc/binc/movestogo`, `depth` (mean playout depth), `mate`,
-//! `searchmoves` or `infinite`. The search (MCTS with the evaluator of the `Evaluator` option)
+//! `searchmoves` or `infinite` (under a clock or `movetime`, smart pruning stops a search whose
+//! best move cannot change); `MultiPV` reports several root lines. The search (MCTS with the
+//! evaluator of the `Evaluator` option)
 //! runs on its own thread, so `stop` and `isready` are answered while it thinks; it prints
 //! `info` lines about once a second and `bestmove` at the end. A bad command gets an
 //! `info string error: ...` line and changes nothing, except `go`: every `go` ends in
@@ -59,6 +61,8 @@ pub struct UciEngine {
     hash_mb: usize,
     /// The most `hash_mb` may be ([`hash_cap_mb`]).
     hash_cap_mb: usize,
+    /// `MultiPV`: root lines per `info` report.
+    multipv: usize,
     /// The position to search; None after a `position` command that was refused (a bad FEN),
     /// so that no stale position is ever searched.
     pos: Option<Position>,
@@ -97,6 +101,7 @@ impl UciEngine {
             show_wdl: false,
             hash_mb: DEFAULT_HASH_MB.min(cap),
             hash_cap_mb: cap,
+            multipv: 1,
             searcher: None,
             searcher_key: (String::new(), 0, String::new()),
             thread: None,
@@ -239,6 +244,9 @@ impl UciEngine {
         ));
         self.say("option name UCI_ShowWDL type check default false");
         self.say(&format!(
+            "option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"
+        ));
+        self.say(&format!(
             "option name Hash type spin default {} min 1 max {}",
             DEFAULT_HASH_MB.min(self.hash_cap_mb),
             self.hash_cap_mb
@@ -351,6 +359,10 @@ impl UciEngine {
                     "Hash '{value}': MiB from 1 to {}",
                     self.hash_cap_mb
                 )),
+            },
+            "multipv" => match read_number(value) {
+                Some((k, _)) if (1..=MAX_MULTIPV as u64).contains(&k) => self.multipv = k as usize,
+                _ => self.error(&format!("MultiPV '{value}': from 1 to {MAX_MULTIPV}")),
             },
             "uci_showwdl" => match value {
                 "true" => self.show_wdl = true,
@@ -499,6 +511,8 @@ impl UciEngine {
             }));
             bounded = true;
         }
+        // Time that would be spent on a move that cannot change is saved for later moves.
+        l.smart_pruning = l.time.is_some() && !l.infinite;
         if !bounded && !l.infinite {
             if go.mate.is_some() {
                 // The solver's proof of a win (any length) stops it before, as always.
@@ -581,6 +595,7 @@ impl UciEngine {
         }
         let mut searcher = self.searcher.take().expect("an idle searcher");
         searcher.max_bytes = self.hash_mb << 20;
+        searcher.multipv = self.multipv;
         self.stop.store(false, Ordering::Relaxed);
         self.finished.store(false, Ordering::Release);
         self.infinite = limits.infinite;
@@ -588,9 +603,14 @@ impl UciEngine {
         let finished = self.finished.clone();
         let out = self.out.clone();
         let show_wdl = self.show_wdl;
+        let multipv = self.multipv;
         self.thread = Some(std::thread::spawn(move || {
             let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let mut report = |i: &SearchInfo| say(&out, &info_line(&pos, i, show_wdl));
+                let mut report = |i: &SearchInfo| {
+                    for line in info_lines(&pos, i, show_wdl, multipv) {
+                        say(&out, &line);
+                    }
+                };
                 let info = searcher.search(&pos, &limits, &stop, &mut report);
                 (info, searcher)
             }));
@@ -635,6 +655,9 @@ const GO_KEYWORDS: &[&str] = &[
     "movetime",
     "infinite",
 ];
+
+/// The most root lines `MultiPV` shows.
+pub const MAX_MULTIPV: usize = 256;
 
 /// How long `go mate N` searches without another limit, unless the solver proves the result
 /// first (docs/uci.md).
@@ -685,6 +708,58 @@ pub fn hash_cap_mb(meminfo: Option<&str>) -> usize {
 /// The cap of `Hash` where /proc/meminfo cannot be read (MiB).
 pub const FALLBACK_HASH_CAP_MB: usize = 4096;
 
+/// The `info` lines of a report: one as [`info_line`] with `MultiPV` 1, else one per root
+/// line with `multipv K` (Stockfish's form), best first.
+pub fn info_lines(pos: &Position, i: &SearchInfo, show_wdl: bool, multipv: usize) -> Vec<String> {
+    if multipv <= 1 {
+        return vec![info_line(pos, i, show_wdl)];
+    }
+    let ms = i.elapsed.as_millis().max(1);
+    i.lines
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            let score = match l.mate {
+                Some(n) => format!("mate {n}"),
+                None => format!("cp {}", l.centipawns()),
+            };
+            let mut s = format!(
+                "info depth {} seldepth {} multipv {} score {score}",
+                i.depth.max(1),
+                i.seldepth.max(1),
+                k + 1
+            );
+            if show_wdl {
+                s.push_str(&wdl_words(l.wdl));
+            }
+            s.push_str(&format!(
+                " nodes {} nps {} time {ms} pv",
+                i.visits,
+                i.playouts as u128 * 1000 / ms
+            ));
+            let mut p = pos.clone();
+            for &m in &l.pv {
+                s.push(' ');
+                s.push_str(&p.uci(m));
+                p.make(m);
+            }
+            s
+        })
+        .collect()
+}
+
+/// ` wdl W D L` in permille, summing to 1000 (an unvisited move is even).
+fn wdl_words(wdl: [f32; 3]) -> String {
+    let wdl = if wdl.iter().any(|x| !x.is_finite()) {
+        [0.0, 1.0, 0.0]
+    } else {
+        wdl
+    };
+    let w = (wdl[0] * 1000.0).round() as i32;
+    let l = (wdl[2] * 1000.0).round() as i32;
+    format!(" wdl {w} {} {l}", 1000 - w - l)
+}
+
 /// An `info` line for a search's progress.
 pub fn info_line(pos: &Position, i: &SearchInfo, show_wdl: bool) -> String {
     let ms = i.elapsed.as_millis().max(1);
@@ -702,9 +777,7 @@ pub fn info_line(pos: &Position, i: &SearchInfo, show_wdl: bool) -> String {
         ms
     );
     if show_wdl {
-        let w = (i.wdl[0] * 1000.0).round() as i32;
-        let l = (i.wdl[2] * 1000.0).round() as i32;
-        s.push_str(&format!(" wdl {w} {} {l}", 1000 - w - l));
+        s.push_str(&wdl_words(i.wdl));
     }
     if !i.pv.is_empty() {
         s.push_str(" pv");

@@ -764,3 +764,112 @@ fn hash_is_capped_at_half_the_memory() {
     assert_eq!(varzero_uci::hash_cap_mb(None), 4096);
     assert_eq!(varzero_uci::hash_cap_mb(Some("garbage")), 4096);
 }
+
+/// `MultiPV 3`: each report is three `info ... multipv K` lines, best first, each with its
+/// score, `wdl` (with UCI_ShowWDL) and a line that starts with a legal move; `bestmove` is line
+/// 1's move. Back at 1, the plain form without `multipv`.
+#[test]
+fn multipv_three_reports_three_lines_best_first() {
+    let mut s = Session::new();
+    s.send("uci");
+    let opt = s.expect_prefix("option name MultiPV");
+    assert!(opt.contains("type spin default 1 min 1"), "{opt}");
+    s.send("setoption name MultiPV value 3");
+    s.send("setoption name UCI_ShowWDL value true");
+    s.send("position startpos");
+    s.send("go nodes 600");
+    let best = s.expect_prefix("bestmove");
+    let all = s.lines();
+    let at = all.iter().rposition(|l| l.starts_with("bestmove")).unwrap();
+    let last: Vec<&String> = all[at - 3..at].iter().collect();
+    let v = Variant::builtin("makruk").unwrap();
+    let mut pos = Position::start(&v);
+    let mut firsts = Vec::new();
+    for (k, l) in last.iter().enumerate() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let at = |key: &str| {
+            w.iter()
+                .position(|x| *x == key)
+                .unwrap_or_else(|| panic!("{key} in {l}"))
+        };
+        assert_eq!(w[at("multipv") + 1], (k + 1).to_string(), "{l}");
+        assert!(
+            w[at("score") + 1] == "cp" || w[at("score") + 1] == "mate",
+            "{l}"
+        );
+        let wdl: i32 = w[at("wdl") + 1..at("wdl") + 4]
+            .iter()
+            .map(|x| x.parse::<i32>().unwrap())
+            .sum();
+        assert_eq!(wdl, 1000, "{l}");
+        let mv = w[at("pv") + 1];
+        assert!(pos.game_moves().contains(pos.parse_uci(mv).unwrap()), "{l}");
+        firsts.push(mv.to_string());
+    }
+    firsts.dedup();
+    assert_eq!(firsts.len(), 3, "three different moves: {last:?}");
+    assert_eq!(best, format!("bestmove {}", firsts[0]));
+    s.send("setoption name MultiPV value 0");
+    s.expect_prefix("info string error: MultiPV '0'");
+    s.send("setoption name MultiPV value 1");
+    s.send("go nodes 200");
+    s.expect_prefix("bestmove");
+    assert!(
+        !s.lines()
+            .iter()
+            .skip(at + 1)
+            .any(|l| l.contains(" multipv ")),
+        "MultiPV 1 keeps the plain info line"
+    );
+    s.quit();
+}
+
+/// Under a clock, a position with a single legal move is answered after the first batch, not
+/// after the clock's share of a minute (smart pruning); a `nodes` search is never cut short.
+#[test]
+fn a_single_legal_move_under_a_clock_is_answered_at_once() {
+    let mut s = Session::new();
+    // Black's king on a8 in check from the rook on a1, the 7th rank held by the rook on h7:
+    // a8-b8 is the single legal move.
+    let fen = "k7/7R/8/8/8/8/8/R3K3 b - - 0 1";
+    let v = Variant::builtin("makruk").unwrap();
+    let p = Position::from_fen(&v, fen).unwrap();
+    assert_eq!(p.legal_moves().len(), 1, "the test's position has one move");
+    s.send(&format!("position fen {fen}"));
+    s.send("go wtime 600000 btime 600000");
+    let best = s.expect("bestmove", |l| l.starts_with("bestmove"), 60);
+    assert_eq!(
+        best,
+        format!(
+            "bestmove {}",
+            p.uci(p.legal_moves().iter().next().copied().unwrap())
+        )
+    );
+    let info = s
+        .lines()
+        .into_iter()
+        .rfind(|l| l.starts_with("info depth"))
+        .unwrap();
+    let nodes: u64 = info
+        .split_whitespace()
+        .skip_while(|w| *w != "nodes")
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    // 600 s / 30 moves is 20 s of search: at thousands of playouts a second, far more.
+    assert!(
+        nodes < 2000,
+        "searched {nodes} playouts for a forced move: {info}"
+    );
+    s.send("position startpos");
+    s.send("go nodes 500");
+    s.expect_prefix("bestmove");
+    let info = s
+        .lines()
+        .into_iter()
+        .rfind(|l| l.starts_with("info depth"))
+        .unwrap();
+    assert!(info.contains("nodes 500 "), "{info}");
+    s.quit();
+}
