@@ -25,10 +25,98 @@ use varzero_search::{EvaluatorResolver, Limits, SearchConfig, SearchInfo, Search
 /// Where the engine writes; shared with the search thread.
 pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
 
-fn say(out: &Output, line: &str) {
-    let mut o = out.lock().unwrap();
-    let _ = writeln!(o, "{line}");
-    let _ = o.flush();
+/// The engine's output and the protocol it speaks: a line is written in UCI's notation and
+/// translated on its way out when the GUI speaks UCCI (ranks from 0, `nobestmove`).
+#[derive(Clone)]
+struct Wire {
+    out: Output,
+    ucci: Arc<AtomicBool>,
+}
+
+impl Wire {
+    fn say(&self, line: &str) {
+        let line = if self.ucci.load(Ordering::Relaxed) {
+            ucci_line(line)
+        } else {
+            line.to_string()
+        };
+        let mut o = self.out.lock().unwrap();
+        let _ = writeln!(o, "{line}");
+        let _ = o.flush();
+    }
+}
+
+/// A move of ours (`h3e3`, ranks from 1) in UCCI's notation (`h2e2`, ranks from 0); anything
+/// else as it is.
+fn move_to_ucci(m: &str) -> String {
+    shift_ranks(m, -1).unwrap_or_else(|| m.to_string())
+}
+
+/// A UCCI move in our notation.
+fn move_from_ucci(m: &str) -> String {
+    shift_ranks(m, 1).unwrap_or_else(|| m.to_string())
+}
+
+/// `m` with every rank number moved by `by`: `None` unless it is squares (a file letter, then
+/// digits) and nothing else.
+fn shift_ranks(m: &str, by: i32) -> Option<String> {
+    let mut out = String::new();
+    let b = m.as_bytes();
+    let mut i = 0;
+    let mut squares = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_lowercase() {
+            return None;
+        }
+        out.push(b[i] as char);
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if start == i {
+            // A promotion letter at the end, not a square.
+            if i == b.len() && squares == 2 {
+                return Some(out);
+            }
+            return None;
+        }
+        let rank: i32 = m[start..i].parse().ok()?;
+        if rank + by < 0 {
+            return None;
+        }
+        out.push_str(&(rank + by).to_string());
+        squares += 1;
+    }
+    (squares == 2).then_some(out)
+}
+
+/// An output line in UCCI: moves after `bestmove`, `ponder` and `pv` in its notation, and
+/// `nobestmove` for `bestmove (none)`.
+fn ucci_line(line: &str) -> String {
+    if line == "bestmove (none)" {
+        return "nobestmove".into();
+    }
+    if !(line.starts_with("bestmove ") || line.starts_with("info ")) {
+        return line.to_string();
+    }
+    let mut moves = false;
+    line.split(' ')
+        .map(|w| {
+            let out = if moves {
+                move_to_ucci(w)
+            } else {
+                w.to_string()
+            };
+            match w {
+                "bestmove" | "ponder" | "pv" => moves = true,
+                _ if line.starts_with("bestmove") => moves = false,
+                _ => {}
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The default of the `Hash` option (MiB; less where the cap, [`hash_cap_mb`], is less).
@@ -44,7 +132,11 @@ fn without_move_limit(v: &Arc<Variant>) -> Arc<Variant> {
 const FSF_ALIASES: &[&str] = &["cambodian", "karouk", "ajaxxiangqi", "elephantchess"];
 
 pub struct UciEngine {
-    out: Output,
+    wire: Wire,
+    /// UCCI: how `go time` counts (seconds unless `setoption usemillisec true`), and the moves
+    /// `banmoves` forbids until the next `position`.
+    millisec: bool,
+    banned: Vec<Move>,
     resolver: Arc<dyn EvaluatorResolver>,
     /// Variants loaded through `VariantPath`, by name (before the built-in ones).
     loaded: BTreeMap<String, Arc<Variant>>,
@@ -90,7 +182,12 @@ impl UciEngine {
         let playing = without_move_limit(&variant);
         let cap = hash_cap_mb(std::fs::read_to_string("/proc/meminfo").ok().as_deref());
         UciEngine {
-            out,
+            wire: Wire {
+                out,
+                ucci: Arc::default(),
+            },
+            millisec: false,
+            banned: Vec::new(),
             resolver,
             loaded: BTreeMap::new(),
             pos: Some(Position::start(&playing)),
@@ -112,7 +209,11 @@ impl UciEngine {
     }
 
     fn say(&self, line: &str) {
-        say(&self.out, line);
+        self.wire.say(line);
+    }
+
+    fn ucci(&self) -> bool {
+        self.wire.ucci.load(Ordering::Relaxed)
     }
 
     fn error(&self, msg: &str) {
@@ -164,6 +265,9 @@ impl UciEngine {
             None => (line, ""),
         };
         let busy = self.searching();
+        if self.ucci() {
+            return self.ucci_command(cmd, rest, busy);
+        }
         match cmd {
             "" => {}
             "quit" => return false,
@@ -175,6 +279,7 @@ impl UciEngine {
             }
             "ponderhit" | "debug" => {}
             "uci" => self.uci(),
+            "ucci" => self.start_ucci(),
             _ if busy => self.error(&format!(
                 "'{cmd}' while searching: ignored (send stop first)"
             )),
@@ -211,6 +316,188 @@ impl UciEngine {
             }
         }
         names
+    }
+
+    /// `ucci`: from now on the engine speaks UCCI, the protocol of Xiangqi GUIs, as
+    /// Fairy-Stockfish does: ranks counted from 0 in moves, `banmoves`, `go time/increment/
+    /// opptime`, `nobestmove`, `bye`. A variant of another board than 9x10 gives way to xiangqi.
+    fn start_ucci(&mut self) {
+        self.wire.ucci.store(true, Ordering::Relaxed);
+        let size = self.variant.size;
+        if (size.files, size.ranks) != (9, 10) {
+            self.setoption("name UCI_Variant value xiangqi");
+        }
+        self.say(&format!("id name varzero {}", env!("CARGO_PKG_VERSION")));
+        self.say("id author the varzero authors");
+        self.say("option usemillisec type check default false");
+        self.say(&format!(
+            "option hashsize type spin min 1 max {} default {}",
+            self.hash_cap_mb,
+            DEFAULT_HASH_MB.min(self.hash_cap_mb)
+        ));
+        self.say(&format!(
+            "option multipv type spin min 1 max {MAX_MULTIPV} default 1"
+        ));
+        self.say("option newgame type button");
+        self.say("ucciok");
+    }
+
+    /// One UCCI command (after `ucci`); false on `quit`.
+    fn ucci_command(&mut self, cmd: &str, rest: &str, busy: bool) -> bool {
+        match cmd {
+            "" => {}
+            "quit" => {
+                self.stop_search();
+                self.say("bye");
+                return false;
+            }
+            "isready" => self.say("readyok"),
+            "stop" => {
+                if busy {
+                    self.stop_search();
+                }
+            }
+            "ponderhit" | "probe" => {}
+            _ if busy => self.error(&format!(
+                "'{cmd}' while searching: ignored (send stop first)"
+            )),
+            "setoption" => self.ucci_setoption(rest),
+            "position" => {
+                self.banned.clear();
+                let (setup, moves) = match rest.find("moves") {
+                    Some(i) => (rest[..i].trim(), rest[i + 5..].trim()),
+                    None => (rest.trim(), ""),
+                };
+                // UCCI's FENs may name Red to move `r`.
+                let setup = match setup.strip_suffix(" r") {
+                    Some(s) => format!("{s} w"),
+                    None => setup.replacen(" r ", " w ", 1),
+                };
+                let moves: Vec<String> = moves.split_whitespace().map(move_from_ucci).collect();
+                let line = if moves.is_empty() {
+                    setup
+                } else {
+                    format!("{setup} moves {}", moves.join(" "))
+                };
+                self.position(&line);
+            }
+            "banmoves" => {
+                let Some(pos) = self.pos.clone() else {
+                    return self.ucci_refuse("banmoves: no position");
+                };
+                let legal = pos.legal_moves();
+                for m in rest.split_whitespace() {
+                    match pos.parse_uci(&move_from_ucci(m)) {
+                        Ok(mv) if legal.contains(mv) => {
+                            if !self.banned.contains(&mv) {
+                                self.banned.push(mv);
+                            }
+                        }
+                        _ => self.error(&format!("banmoves: '{m}' is not a legal move: ignored")),
+                    }
+                }
+            }
+            "go" => self.ucci_go(rest),
+            "uci" | "ucci" => self.start_ucci(),
+            other => self.error(&format!("unknown command '{other}'")),
+        }
+        true
+    }
+
+    fn ucci_refuse(&self, msg: &str) -> bool {
+        self.error(msg);
+        true
+    }
+
+    /// `setoption NAME [VALUE]` (UCCI's form; `setoption name N value V` is taken too).
+    fn ucci_setoption(&mut self, rest: &str) {
+        if rest.starts_with("name") {
+            return self.setoption(rest);
+        }
+        let (name, value) = match rest.split_once(char::is_whitespace) {
+            Some((n, v)) => (n, v.trim()),
+            None => (rest, ""),
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "usemillisec" => match value {
+                "true" | "on" => self.millisec = true,
+                "false" | "off" => self.millisec = false,
+                _ => self.error(&format!("usemillisec '{value}': true or false")),
+            },
+            "hashsize" => self.setoption(&format!("name Hash value {value}")),
+            "multipv" => self.setoption(&format!("name MultiPV value {value}")),
+            "newgame" => {
+                if let Some(s) = &mut self.searcher {
+                    s.clear();
+                }
+                self.banned.clear();
+                self.pos = Some(Position::start(&self.playing));
+            }
+            // Settings of other engines' searches that ours has no counterpart for.
+            "batch" | "debug" | "ponder" | "promotion" | "idle" | "style" | "knowledge"
+            | "pruning" | "randomness" | "bookfiles" | "evalapi" | "loadbook" | "threads"
+            | "drawmoves" | "repetition" => {}
+            _ => self.error(&format!("unknown option '{name}'")),
+        }
+    }
+
+    /// UCCI's `go [ponder|draw] depth N | nodes N | time T [movestogo M | increment I]
+    /// [opptime T [oppmovestogo M | oppincrement I]] | infinite`, as the UCI `go` it means:
+    /// the side to move's clock, the banned moves left out. Time is in seconds unless
+    /// `usemillisec` is on; a value above 36,000 is taken as milliseconds whatever the option
+    /// says (ten hours a side is past any GUI's clock, and a misread clock would lose on time).
+    fn ucci_go(&mut self, rest: &str) {
+        let toks: Vec<&str> = rest.split_whitespace().collect();
+        let white = self
+            .pos
+            .as_ref()
+            .is_none_or(|p| p.side_to_move() == Color::White);
+        let (me, opp) = if white { ("w", "b") } else { ("b", "w") };
+        let ms = |v: &str| -> String {
+            match read_number(v) {
+                Some((x, _)) if self.millisec || x > 36_000 => x.to_string(),
+                Some((x, _)) => x.saturating_mul(1000).to_string(),
+                None => v.to_string(),
+            }
+        };
+        let mut words: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < toks.len() {
+            let key = toks[i];
+            let value = toks.get(i + 1).copied().unwrap_or("");
+            match key {
+                "ponder" | "draw" => {
+                    i += 1;
+                    continue;
+                }
+                "infinite" => words.push("infinite".into()),
+                "depth" | "nodes" => words.extend([key.to_string(), value.to_string()]),
+                "time" => words.extend([format!("{me}time"), ms(value)]),
+                "increment" => words.extend([format!("{me}inc"), ms(value)]),
+                "opptime" => words.extend([format!("{opp}time"), ms(value)]),
+                "oppincrement" => words.extend([format!("{opp}inc"), ms(value)]),
+                "movestogo" => words.extend(["movestogo".into(), value.to_string()]),
+                "oppmovestogo" => {}
+                other => words.push(other.to_string()),
+            }
+            i += if matches!(key, "infinite") { 1 } else { 2 };
+        }
+        if !self.banned.is_empty() {
+            if let Some(pos) = &self.pos {
+                let allowed: Vec<String> = pos
+                    .legal_moves()
+                    .iter()
+                    .filter(|m| !self.banned.contains(m))
+                    .map(|&m| pos.uci(m))
+                    .collect();
+                if allowed.is_empty() {
+                    return self.say("bestmove (none)");
+                }
+                words.push("searchmoves".into());
+                words.extend(allowed);
+            }
+        }
+        self.go(&words.join(" "));
     }
 
     fn uci(&self) {
@@ -601,14 +888,14 @@ impl UciEngine {
         self.infinite = limits.infinite;
         let stop = self.stop.clone();
         let finished = self.finished.clone();
-        let out = self.out.clone();
+        let out = self.wire.clone();
         let show_wdl = self.show_wdl;
         let multipv = self.multipv;
         self.thread = Some(std::thread::spawn(move || {
             let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let mut report = |i: &SearchInfo| {
                     for line in info_lines(&pos, i, show_wdl, multipv) {
-                        say(&out, &line);
+                        out.say(&line);
                     }
                 };
                 let info = searcher.search(&pos, &limits, &stop, &mut report);
@@ -618,21 +905,21 @@ impl UciEngine {
             match searched {
                 Ok((info, searcher)) => {
                     match info.best {
-                        Some(m) => say(&out, &format!("bestmove {}", pos.uci(m))),
-                        None => say(&out, "bestmove (none)"),
+                        Some(m) => out.say(&format!("bestmove {}", pos.uci(m))),
+                        None => out.say("bestmove (none)"),
                     }
                     Some(searcher)
                 }
                 Err(_) => {
                     // A GUI waits for `bestmove` whatever happened: a legal move, and a
                     // fresh searcher next time.
-                    say(&out, "info string error: the search failed");
+                    out.say("info string error: the search failed");
                     let first = limits.searchmoves.first().copied();
                     let m = first.or_else(|| pos.legal_moves().iter().next().copied());
-                    say(
-                        &out,
-                        &format!("bestmove {}", m.map_or("(none)".into(), |m| pos.uci(m))),
-                    );
+                    out.say(&format!(
+                        "bestmove {}",
+                        m.map_or("(none)".into(), |m| pos.uci(m))
+                    ));
                     None
                 }
             }
@@ -789,4 +1076,32 @@ pub fn info_line(pos: &Position, i: &SearchInfo, show_wdl: bool) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ucci_moves_count_ranks_from_zero() {
+        assert_eq!(move_from_ucci("h2e2"), "h3e3");
+        assert_eq!(move_from_ucci("a9a8"), "a10a9");
+        assert_eq!(move_to_ucci("e10e9"), "e9e8");
+        assert_eq!(move_to_ucci("b1c3"), "b0c2");
+        // Not moves: left alone.
+        for w in ["(none)", "cp", "12", "a0", "e1e2e3", "E1e2"] {
+            assert_eq!(move_to_ucci(w), w);
+        }
+        assert_eq!(
+            ucci_line("info depth 3 seldepth 5 nodes 10 nps 9 time 1 score cp 12 pv h3e3 h10g8"),
+            "info depth 3 seldepth 5 nodes 10 nps 9 time 1 score cp 12 pv h2e2 h9g7"
+        );
+        assert_eq!(ucci_line("bestmove h3e3"), "bestmove h2e2");
+        assert_eq!(ucci_line("bestmove (none)"), "nobestmove");
+        assert_eq!(ucci_line("readyok"), "readyok");
+        assert_eq!(
+            ucci_line("info string a1a2 stays"),
+            "info string a1a2 stays"
+        );
+    }
 }

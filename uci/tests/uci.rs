@@ -873,3 +873,49 @@ fn a_single_legal_move_under_a_clock_is_answered_at_once() {
     assert!(info.contains("nodes 500 "), "{info}");
     s.quit();
 }
+
+/// UCCI, the protocol of Xiangqi GUIs: `ucci` ... `ucciok`, moves with ranks from 0, a banned
+/// move never played however often the best move is banned, `go time` in seconds, `bye`.
+#[test]
+fn ucci_banmoves_are_never_played() {
+    let mut s = Session::new();
+    s.send("ucci");
+    s.expect_prefix("option usemillisec");
+    s.expect_prefix("ucciok");
+    let v = Variant::builtin("xiangqi").unwrap();
+    // Ours from UCCI: the same files, ranks one higher (a0 is our a1).
+    let ours = |m: &str| -> String {
+        let (a, b) = m.split_at(2);
+        let up = |sq: &str| format!("{}{}", &sq[..1], sq[1..].parse::<u32>().unwrap() + 1);
+        format!("{}{}", up(a), up(b))
+    };
+    let mut banned: Vec<String> = Vec::new();
+    for _ in 0..4 {
+        s.send("position startpos moves h2e2");
+        if !banned.is_empty() {
+            s.send(&format!("banmoves {}", banned.join(" ")));
+        }
+        s.send("go nodes 300");
+        let best = s.expect_prefix("bestmove");
+        let m = best.split_whitespace().nth(1).unwrap().to_string();
+        assert!(!banned.contains(&m), "played the banned {m}: {banned:?}");
+        // Legal for Black after the central cannon (h2e2 is our h3e3), in UCCI's ranks.
+        let mut p = Position::start(&v);
+        p.play_uci("h3e3").unwrap();
+        let mv = p
+            .parse_uci(&ours(&m))
+            .unwrap_or_else(|e| panic!("{best}: {e}"));
+        assert!(p.legal_moves().contains(mv), "{best}");
+        banned.push(m);
+    }
+    // A FEN with Red to move as `r`, and a clock in seconds.
+    s.send("position fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR r - - 0 1");
+    s.send("go time 3 increment 0 opptime 3");
+    let best = s.expect_prefix("bestmove");
+    let mut p = Position::start(&v);
+    let m = best.split_whitespace().nth(1).unwrap();
+    assert!(p.play_uci(&ours(m)).is_ok(), "{best}");
+    s.send("quit");
+    s.expect_prefix("bye");
+    s.handle.take().unwrap().join().unwrap();
+}
