@@ -173,9 +173,24 @@ fn y_range(c: &Chart, values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo - m, hi + m)
 }
 
-/// A tick label with as many decimals as a range of `span` needs.
-fn tick(v: f64, span: f64) -> String {
-    let d = (1.0 - span.abs().max(1e-12).log10().floor()).clamp(0.0, 8.0) as usize;
+/// The decimals that the ticks plotters puts on `range` with at most `n` labels need: those of
+/// their spacing, so that labels read 0.0, 0.2, 0.4 or 0.25, 0.50 alike.
+fn decimals(range: (f64, f64), n: usize) -> usize {
+    let ticks = RangedCoordf64::from(range.0..range.1).key_points(n);
+    let step = match ticks[..] {
+        [a, b, ..] => (b - a).abs(),
+        _ => (range.1 - range.0).abs(),
+    };
+    (0..8)
+        .find(|&d| {
+            let scaled = step * 10f64.powi(d as i32);
+            (scaled.round() - scaled).abs() < 1e-6 * scaled.max(1.0)
+        })
+        .unwrap_or(8)
+}
+
+/// A tick label with `d` decimals.
+fn tick(v: f64, d: usize) -> String {
     let s = format!("{v:.d$}");
     // "-0" and "-0.00" read as a sign where there is none.
     if s.trim_start_matches('-')
@@ -249,23 +264,28 @@ fn lines<DB: DrawingBackend>(
     );
     // Whole numbers (generations) get whole ticks.
     let integral = all().all(|p| p.0.fract() == 0.0);
+    // No more ticks than whole numbers in the range, so that none falls between two.
+    let xn = if integral {
+        ((x.1 - x.0).round() as usize + 1).clamp(2, 8)
+    } else {
+        8
+    };
     let mut ch = frame(plot, text, x, y, 40, 60)?;
     if text {
+        let (dx, dy) = (decimals(x, xn), decimals(y, 6));
         let xf = |v: &f64| {
             if integral && v.fract() != 0.0 {
                 String::new()
-            } else if integral {
-                format!("{v:.0}")
             } else {
-                tick(*v, x.1 - x.0)
+                tick(*v, dx)
             }
         };
-        let yf = |v: &f64| tick(*v, y.1 - y.0);
+        let yf = |v: &f64| tick(*v, dy);
         ch.configure_mesh()
             .disable_x_mesh()
             .bold_line_style(GRID)
             .light_line_style(TRANSPARENT)
-            .x_labels(8)
+            .x_labels(xn)
             .y_labels(6)
             .x_label_formatter(&xf)
             .y_label_formatter(&yf)
@@ -342,7 +362,8 @@ fn bar_chart<DB: DrawingBackend>(
     );
     let mut ch = frame(plot, text, (0.0, n), y, 30, 60)?;
     if text {
-        let yf = |v: &f64| tick(*v, y.1 - y.0);
+        let dy = decimals(y, 6);
+        let yf = |v: &f64| tick(*v, dy);
         ch.configure_mesh()
             .disable_x_mesh()
             .bold_line_style(GRID)
@@ -478,12 +499,15 @@ fn histogram<DB: DrawingBackend>(
         .unwrap_or((0.0, bins.iter().map(|b| b.2).fold(1.0, f64::max) * 1.1));
     let mut ch = frame(plot, text, x, y, 40, 60)?;
     if text {
-        let xf = |v: &f64| tick(*v, x.1 - x.0);
-        let yf = |v: &f64| tick(*v, y.1 - y.0);
+        let (dx, dy) = (decimals(x, 10), decimals(y, 10));
+        let xf = |v: &f64| tick(*v, dx);
+        let yf = |v: &f64| tick(*v, dy);
         ch.configure_mesh()
             .disable_x_mesh()
             .bold_line_style(GRID)
             .light_line_style(TRANSPARENT)
+            .x_labels(10)
+            .y_labels(10)
             .x_label_formatter(&xf)
             .y_label_formatter(&yf)
             .label_style((FONT, LABEL_PT))
@@ -526,15 +550,16 @@ fn legend<DB: DrawingBackend>(
 
 #[cfg(test)]
 mod tests {
-    use super::tick;
+    use super::{decimals, tick};
 
     #[test]
-    fn tick_labels_have_the_decimals_the_range_needs() {
-        assert_eq!(tick(0.2, 1.0), "0.2");
-        assert_eq!(tick(5.0, 5.8), "5.0");
-        assert_eq!(tick(200.0, 600.0), "200");
-        assert_eq!(tick(0.0001, 0.0003), "0.00010");
-        assert_eq!(tick(-0.0, 1.0), "0.0");
-        assert_eq!(tick(-150.0, 600.0), "-150");
+    fn tick_labels_have_the_decimals_their_spacing_needs() {
+        assert_eq!(decimals((0.0, 1.0), 6), 1);
+        assert_eq!(decimals((-130.0, 480.0), 6), 0);
+        assert_eq!(decimals((0.0, 0.0003), 4), 4);
+        assert_eq!(decimals((0.0, 0.6), 3), 1);
+        assert_eq!(tick(0.2, 1), "0.2");
+        assert_eq!(tick(-0.0, 2), "0.00");
+        assert_eq!(tick(-150.0, 0), "-150");
     }
 }
