@@ -6,16 +6,15 @@
 //! the games tables), so the page can be rebuilt at any time and the pipeline refreshes it after
 //! every generation.
 
-pub mod svg;
-
 use anyhow::{Context, Result};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use svg::{esc, Bar, Series};
+use varzero_charts::{self as charts, Bar, Chart};
 use varzero_datasets::analysis::{self, AnalysisOptions, ReferenceSet, VariantLookup};
 use varzero_rules::Variant;
+use varzero_trainer::{EloPoint, StepLog};
 
 /// What a directory holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +90,16 @@ pub fn write(dir: &Path, opts: &ReportOptions) -> Result<(PathBuf, usize)> {
     Ok((path, page.charts))
 }
 
+/// The size of an inline chart, in CSS pixels.
+const CHART_SIZE: (u32, u32) = (640, 300);
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 #[derive(Default)]
 struct Page {
     body: String,
@@ -104,9 +113,9 @@ impl Page {
     fn p(&mut self, t: &str) {
         let _ = write!(self.body, "<p>{}</p>", esc(t));
     }
-    fn chart(&mut self, svg: String) {
+    fn chart(&mut self, c: Chart) {
         self.charts += 1;
-        let _ = write!(self.body, "<figure>{svg}</figure>");
+        let _ = write!(self.body, "<figure>{}</figure>", c.svg(CHART_SIZE));
     }
     fn table(&mut self, head: &[&str], rows: &[Vec<String>]) {
         self.body.push_str("<table><tr>");
@@ -201,42 +210,23 @@ fn run_page(
     // The ladder.
     page.h2("Strength: Elo per generation on the ladder");
     let ladder = read_csv(&dir.join("logs").join("ladder.csv"));
-    let rungs: Vec<(f64, String)> = read_csv(&dir.join("ladder").join("ratings.csv"))
+    let rungs: Vec<(String, f64)> = read_csv(&dir.join("ladder").join("ratings.csv"))
         .iter()
         .filter(|r| r.get("rung").map(String::as_str) == Some("true"))
-        .map(|r| (num(r, "elo"), r.get("player").cloned().unwrap_or_default()))
+        .map(|r| (r.get("player").cloned().unwrap_or_default(), num(r, "elo")))
         .collect();
-    let elo_points = |x: &str| -> Vec<svg::Point> {
-        ladder
-            .iter()
-            .map(|r| {
-                let (e, w) = (num(r, "elo"), num(r, "error95"));
-                (num(r, x), e, Some((e - w, e + w)))
-            })
-            .collect()
-    };
-    page.chart(svg::line_chart(
-        "ladder-elo",
-        "Elo by generation (rungs dashed)",
-        "generation",
-        "Elo",
-        &[Series {
-            name: "generation".into(),
-            points: elo_points("generation"),
-        }],
-        &rungs,
-    ));
-    page.chart(svg::line_chart(
-        "ladder-cpu",
-        "Elo by CPU-hours of self-play and training",
-        "CPU-hours",
-        "Elo",
-        &[Series {
-            name: "generation".into(),
-            points: elo_points("cpu_hours"),
-        }],
-        &rungs,
-    ));
+    let elo_points: Vec<EloPoint> = ladder
+        .iter()
+        .map(|r| EloPoint {
+            generation: num(r, "generation") as u32,
+            cpu_hours: num(r, "cpu_hours"),
+            elo: num(r, "elo"),
+            error: num(r, "error95"),
+        })
+        .collect();
+    for c in varzero_trainer::elo_charts(&elo_points, &rungs) {
+        page.chart(c);
+    }
     if ladder.is_empty() {
         page.p("No ladder ratings yet ([ladder] enabled = false, or no generation rated).");
     } else {
@@ -309,46 +299,30 @@ fn run_page(
         })
         .unwrap_or_default();
     logs.sort();
-    let names = ["policy_loss", "value_loss", "policy_acc", "value_acc"];
-    let mut series: Vec<Series> = names
-        .iter()
-        .map(|n| Series {
-            name: n.to_string(),
-            points: Vec::new(),
-        })
-        .collect();
+    let mut steps: Vec<StepLog> = Vec::new();
     let mut offset = 0.0;
     let mut bounds = Vec::new();
     for l in &logs {
         let rows = read_csv(l);
         let last = rows.iter().map(|r| num(r, "step")).fold(0.0, f64::max);
         for r in &rows {
-            for (i, n) in names.iter().enumerate() {
-                series[i]
-                    .points
-                    .push((offset + num(r, "step"), num(r, n), None));
-            }
+            steps.push(StepLog {
+                step: (offset + num(r, "step")) as u64,
+                lr: num(r, "lr"),
+                loss: num(r, "loss"),
+                policy_loss: num(r, "policy_loss"),
+                value_loss: num(r, "value_loss"),
+                policy_acc: num(r, "policy_acc"),
+                value_acc: num(r, "value_acc"),
+                samples_per_s: num(r, "samples_per_s"),
+            });
         }
         offset += last;
         bounds.push(offset);
     }
-    let (loss, acc) = series.split_at_mut(2);
-    page.chart(svg::line_chart(
-        "training-loss",
-        "Training loss (generations one after another)",
-        "step",
-        "loss",
-        loss,
-        &[],
-    ));
-    page.chart(svg::line_chart(
-        "training-accuracy",
-        "Policy and value accuracy",
-        "step",
-        "accuracy",
-        acc,
-        &[],
-    ));
+    for c in varzero_trainer::training_charts(&steps) {
+        page.chart(c);
+    }
     if logs.is_empty() {
         page.p("No training log yet (logs/train-gen-NNN.csv).");
     }
@@ -468,14 +442,14 @@ fn per_group_charts(page: &mut Page, id: &str, what: &str, groups: &[(String, Va
             })
             .collect()
     };
-    page.chart(svg::bar_chart(
+    page.chart(charts::bar_chart(
         &format!("{id}-draw-rate"),
         &format!("Draw rate by {what}"),
         "draw rate",
         &bars("draw_rate"),
         &[],
     ));
-    page.chart(svg::bar_chart(
+    page.chart(charts::bar_chart(
         &format!("{id}-first-player"),
         &format!("First player's score by {what}"),
         "score",
@@ -492,7 +466,7 @@ fn per_group_charts(page: &mut Page, id: &str, what: &str, groups: &[(String, Va
             group: 0,
         })
         .collect();
-    page.chart(svg::bar_chart(
+    page.chart(charts::bar_chart(
         &format!("{id}-length"),
         &format!("Game length by {what} (mean; 10th to 90th percentile)"),
         "plies",
@@ -522,7 +496,7 @@ fn per_group_charts(page: &mut Page, id: &str, what: &str, groups: &[(String, Va
             )
         })
         .collect();
-    page.chart(svg::stacked_shares(
+    page.chart(charts::stacked_shares(
         &format!("{id}-endings"),
         &format!("How games ended, by {what}"),
         &cats,
@@ -646,7 +620,7 @@ fn piece_values(page: &mut Page, id: &str, groups: &[(String, Value)], refs: &[R
         }
     }
     let names: Vec<String> = groups.iter().map(|(l, _)| l.clone()).collect();
-    page.chart(svg::bar_chart(
+    page.chart(charts::bar_chart(
         id,
         &format!(
             "Piece values (pawn/soldier = 1){}",
