@@ -264,11 +264,13 @@ fn lines<DB: DrawingBackend>(
     );
     // Whole numbers (generations) get whole ticks.
     let integral = all().all(|p| p.0.fract() == 0.0);
-    // No more ticks than whole numbers in the range, so that none falls between two.
+    // As many x labels as fit side by side (a PNG's half-width panel has room for fewer), and
+    // no more than whole numbers in the range, so that none falls between two.
+    let fit = (plot.dim_in_pixel().0 / 75).clamp(2, 8) as usize;
     let xn = if integral {
-        ((x.1 - x.0).round() as usize + 1).clamp(2, 8)
+        ((x.1 - x.0).round() as usize + 1).clamp(2, fit)
     } else {
-        8
+        fit
     };
     let mut ch = frame(plot, text, x, y, 40, 60)?;
     if text {
