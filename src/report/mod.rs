@@ -6,17 +6,16 @@
 //! the games tables), so the page can be rebuilt at any time and the pipeline refreshes it after
 //! every generation.
 
-pub mod svg;
-
-use crate::run_dir::{LadderRow, MatchRecord, RunDir};
+use crate::run_dir::{MatchRecord, RunDir};
 use anyhow::{Context, Result};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use svg::{esc, Bar, Series};
+use varzero_charts::{self as charts, Bar, Chart};
 use varzero_datasets::analysis::{self, AnalysisOptions, ReferenceSet, VariantLookup};
 use varzero_rules::Variant;
+use varzero_trainer::{EloPoint, StepLog};
 
 /// What a directory holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +90,16 @@ pub fn write(dir: &Path, opts: &ReportOptions) -> Result<(PathBuf, usize)> {
     Ok((path, page.charts))
 }
 
+/// The size of an inline chart, in CSS pixels.
+const CHART_SIZE: (u32, u32) = (640, 300);
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 #[derive(Default)]
 struct Page {
     body: String,
@@ -104,9 +113,9 @@ impl Page {
     fn p(&mut self, t: &str) {
         let _ = write!(self.body, "<p>{}</p>", esc(t));
     }
-    fn chart(&mut self, svg: String) {
+    fn chart(&mut self, c: Chart) {
         self.charts += 1;
-        let _ = write!(self.body, "<figure>{svg}</figure>");
+        let _ = write!(self.body, "<figure>{}</figure>", c.svg(CHART_SIZE));
     }
     fn table(&mut self, head: &[&str], rows: &[Vec<String>]) {
         self.body.push_str("<table><tr>");
@@ -182,41 +191,26 @@ fn run_page(
     // The ladder.
     page.h2("Strength: Elo per generation on the ladder");
     let ladder = run.read_ladder_csv()?;
-    let rungs: Vec<(f64, String)> = run
+    let rungs: Vec<(String, f64)> = run
         .read_ladder_ratings()?
         .unwrap_or_default()
         .into_iter()
         .filter(|r| r.rung)
-        .map(|r| (r.elo, r.player))
+        .map(|r| (r.player, r.elo))
         .collect();
-    let rows = ladder.clone().unwrap_or_default();
-    let elo_points = |x: fn(&LadderRow) -> f64| -> Vec<svg::Point> {
-        rows.iter()
-            .map(|r| (x(r), r.elo, Some((r.elo - r.error95, r.elo + r.error95))))
-            .collect()
-    };
-    page.chart(svg::line_chart(
-        "ladder-elo",
-        "Elo by generation (rungs dashed)",
-        "generation",
-        "Elo",
-        &[Series {
-            name: "generation".into(),
-            points: elo_points(|r| r.generation as f64),
-        }],
-        &rungs,
-    ));
-    page.chart(svg::line_chart(
-        "ladder-cpu",
-        "Elo by CPU-hours of self-play and training",
-        "CPU-hours",
-        "Elo",
-        &[Series {
-            name: "generation".into(),
-            points: elo_points(|r| r.cpu_hours),
-        }],
-        &rungs,
-    ));
+    let elo_points: Vec<EloPoint> = ladder
+        .iter()
+        .flatten()
+        .map(|r| EloPoint {
+            generation: r.generation,
+            cpu_hours: r.cpu_hours,
+            elo: r.elo,
+            error: r.error95,
+        })
+        .collect();
+    for c in varzero_trainer::elo_charts(&elo_points, &rungs) {
+        page.chart(c);
+    }
     match &ladder {
         None => page.p(&format!(
             "No ladder ratings yet: {} not yet written ([ladder] enabled = false, or no generation rated).",
@@ -256,49 +250,21 @@ fn run_page(
             logs.push(l);
         }
     }
-    type Pick = fn(&varzero_trainer::StepLog) -> f64;
-    let names: [(&str, Pick); 4] = [
-        ("policy_loss", |l| l.policy_loss),
-        ("value_loss", |l| l.value_loss),
-        ("policy_acc", |l| l.policy_acc),
-        ("value_acc", |l| l.value_acc),
-    ];
-    let mut series: Vec<Series> = names
-        .iter()
-        .map(|(n, _)| Series {
-            name: n.to_string(),
-            points: Vec::new(),
-        })
-        .collect();
-    let mut offset = 0.0;
+    let mut steps: Vec<StepLog> = Vec::new();
+    let mut offset = 0u64;
     for rows in &logs {
-        let last = rows.iter().map(|r| r.step as f64).fold(0.0, f64::max);
+        let last = rows.iter().map(|r| r.step).max().unwrap_or(0);
         for r in rows {
-            for (i, (_, pick)) in names.iter().enumerate() {
-                series[i]
-                    .points
-                    .push((offset + r.step as f64, pick(r), None));
-            }
+            steps.push(StepLog {
+                step: offset + r.step,
+                ..r.clone()
+            });
         }
         offset += last;
     }
-    let (loss, acc) = series.split_at_mut(2);
-    page.chart(svg::line_chart(
-        "training-loss",
-        "Training loss (generations one after another)",
-        "step",
-        "loss",
-        loss,
-        &[],
-    ));
-    page.chart(svg::line_chart(
-        "training-accuracy",
-        "Policy and value accuracy",
-        "step",
-        "accuracy",
-        acc,
-        &[],
-    ));
+    for c in varzero_trainer::training_charts(&steps) {
+        page.chart(c);
+    }
     if logs.is_empty() {
         page.p(&format!(
             "No training log yet: {} not yet written.",
@@ -417,14 +383,14 @@ fn per_group_charts(page: &mut Page, id: &str, what: &str, groups: &[(String, Va
             })
             .collect()
     };
-    page.chart(svg::bar_chart(
+    page.chart(charts::bar_chart(
         &format!("{id}-draw-rate"),
         &format!("Draw rate by {what}"),
         "draw rate",
         &bars("draw_rate"),
         &[],
     ));
-    page.chart(svg::bar_chart(
+    page.chart(charts::bar_chart(
         &format!("{id}-first-player"),
         &format!("First player's score by {what}"),
         "score",
@@ -441,7 +407,7 @@ fn per_group_charts(page: &mut Page, id: &str, what: &str, groups: &[(String, Va
             group: 0,
         })
         .collect();
-    page.chart(svg::bar_chart(
+    page.chart(charts::bar_chart(
         &format!("{id}-length"),
         &format!("Game length by {what} (mean; 10th to 90th percentile)"),
         "plies",
@@ -471,7 +437,7 @@ fn per_group_charts(page: &mut Page, id: &str, what: &str, groups: &[(String, Va
             )
         })
         .collect();
-    page.chart(svg::stacked_shares(
+    page.chart(charts::stacked_shares(
         &format!("{id}-endings"),
         &format!("How games ended, by {what}"),
         &cats,
@@ -595,7 +561,7 @@ fn piece_values(page: &mut Page, id: &str, groups: &[(String, Value)], refs: &[R
         }
     }
     let names: Vec<String> = groups.iter().map(|(l, _)| l.clone()).collect();
-    page.chart(svg::bar_chart(
+    page.chart(charts::bar_chart(
         id,
         &format!(
             "Piece values (pawn/soldier = 1){}",

@@ -27,5 +27,5 @@ pub use error::{Error, Result};
 pub use log::{read_log, StepLog};
 pub use loss::batch_losses;
 pub use optim::lr_at;
-pub use plot::{elo_curves, EloPoint};
+pub use plot::{elo_charts, elo_curves, training_charts, EloPoint};
 pub use train::{raw_loop_samples_per_s, train, TrainSummary};
