@@ -693,7 +693,7 @@ impl Row for StageRow {
 pub fn layout_markdown() -> String {
     let mut s = String::from("| path | what |\n|---|---|\n");
     for e in LAYOUT {
-        s.push_str(&format!("| `{}` | {} |\n", e.pattern, e.what));
+        s.push_str(&format!("| `RUN/{}` | {} |\n", e.pattern, e.what));
     }
     s
 }
