@@ -45,9 +45,13 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "run.toml"), "w") as f:
             f.write(CONFIG)
-        cfg = driver.effective_config(args(tmp, "games_per_generation=6", "gen0_games=10",
-                                           "selfplay.threads=2", "ladder.enabled=true",
-                                           "generations=3"))
+        cfg, layout = driver.effective_config(args(tmp, "games_per_generation=6", "gen0_games=10",
+                                                   "selfplay.threads=2", "ladder.enabled=true",
+                                                   "generations=3"))
+        # The paths come from varzero (--stage layout), one per generation 0..=3.
+        sp = layout["files"]["selfplay"]
+        assert len(sp) == 4 and sp[3].endswith(os.path.join("selfplay", "gen-003")), sp
+        assert layout["files"]["config"].startswith(tmp), layout["files"]["config"]
         assert cfg["games_per_generation"] == 6, cfg
         assert cfg["gen0_games"] == 10, cfg
         assert cfg["selfplay"]["threads"] == 2, cfg
