@@ -28,6 +28,23 @@ pub enum BenchCmd {
         #[arg(long)]
         fsf: Option<std::path::PathBuf>,
     },
+    /// How fast the UCI engine answers `stop` during `go infinite`: the time from `stop` to
+    /// `bestmove`, median, 90th percentile and worst over many stops, per evaluator.
+    Stop {
+        #[arg(long, default_value = "xiangqi")]
+        variant: String,
+        /// Evaluators to time (`net:FILE` too).
+        #[arg(long, value_delimiter = ',', default_value = "material,uniform")]
+        evaluators: Vec<String>,
+        /// Stops per evaluator.
+        #[arg(long, default_value_t = 30)]
+        stops: usize,
+        /// Milliseconds each search runs before its `stop`.
+        #[arg(long, default_value_t = 200)]
+        think_ms: u64,
+        #[arg(long, default_value = "cpu")]
+        device: String,
+    },
     /// Self-play speed with the material evaluator at 1 and 2 threads: playouts/s,
     /// positions/s, the share of time inside evaluator calls, and bytes per position on disk.
     Selfplay {
@@ -86,6 +103,13 @@ fn median(mut xs: Vec<f64>) -> f64 {
 pub fn run(cmd: BenchCmd) -> Result<()> {
     match cmd {
         BenchCmd::Perft { runs, quick, fsf } => bench_perft(runs, quick, fsf)?,
+        BenchCmd::Stop {
+            variant,
+            evaluators,
+            stops,
+            think_ms,
+            device,
+        } => bench_stop(&variant, &evaluators, stops, think_ms, &device)?,
         BenchCmd::Selfplay {
             variant,
             games,
@@ -620,4 +644,82 @@ fn sample_positions(v: &Arc<Variant>, n: usize, seed: u64) -> Vec<Position> {
         out.push(pos.clone());
     }
     out
+}
+
+/// Records when the engine wrote `bestmove`.
+#[derive(Clone, Default)]
+struct Stamped(std::sync::Arc<std::sync::Mutex<Option<std::time::Instant>>>);
+
+impl std::io::Write for Stamped {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if b.windows(8).any(|w| w == b"bestmove") {
+            *self.0.lock().unwrap() = Some(std::time::Instant::now());
+        }
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn bench_stop(
+    variant: &str,
+    evaluators: &[String],
+    stops: usize,
+    think_ms: u64,
+    device: &str,
+) -> Result<()> {
+    use std::time::{Duration, Instant};
+    let v = varzero_rules::Variant::builtin(variant)?;
+    let stops = stops.max(1);
+    println!(
+        "stop during go infinite, {variant} from the start, {stops} stops after {think_ms} ms each"
+    );
+    let w = evaluators.iter().map(|e| e.len()).max().unwrap_or(9).max(9);
+    println!(
+        "{:<w$} {:>10} {:>10} {:>10}",
+        "evaluator", "median ms", "p90 ms", "max ms"
+    );
+    for ev in evaluators {
+        let stamp = Stamped::default();
+        let out: varzero_uci::Output =
+            std::sync::Arc::new(std::sync::Mutex::new(Box::new(stamp.clone())));
+        let mut engine = varzero_uci::UciEngine::new(
+            out,
+            varzero::nets::evaluators(device),
+            v.clone(),
+            ev,
+            varzero_search::SearchConfig::default(),
+        );
+        let mut ms = Vec::with_capacity(stops);
+        for i in 0..stops {
+            // Another position each time, so that no search reuses the last one's tree.
+            engine.command(if i % 2 == 0 {
+                "position startpos"
+            } else {
+                "ucinewgame"
+            });
+            *stamp.0.lock().unwrap() = None;
+            engine.command("go infinite");
+            std::thread::sleep(Duration::from_millis(think_ms));
+            let t0 = Instant::now();
+            engine.command("stop");
+            let t1 = stamp
+                .0
+                .lock()
+                .unwrap()
+                .with_context(|| format!("{ev}: no bestmove after stop"))?;
+            ms.push(t1.saturating_duration_since(t0).as_secs_f64() * 1000.0);
+        }
+        ms.sort_by(f64::total_cmp);
+        let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
+        println!(
+            "{:<w$} {:>10.2} {:>10.2} {:>10.2}",
+            ev,
+            at(0.5),
+            at(0.9),
+            ms[ms.len() - 1]
+        );
+    }
+    Ok(())
 }
