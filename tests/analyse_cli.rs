@@ -92,4 +92,6 @@ fn moves_are_played_first_and_bad_input_is_one_line() {
         &vz(&["analyse", "--evaluator", "nope"]),
         "unknown evaluator 'nope'",
     );
+    // The games tables' verb, one letter away, points at this one.
+    refused(&vz(&["analyze", "--fen", "8/8 w"]), "varzero analyse --fen");
 }

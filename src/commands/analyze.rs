@@ -26,8 +26,11 @@ impl PlotFormat {
 #[derive(Args)]
 pub struct AnalyzeArgs {
     /// Dataset directories (self-play or match output); repeat for several.
-    #[arg(long = "games", required = true)]
+    #[arg(long = "games", required_unless_present = "fen")]
     pub dirs: Vec<PathBuf>,
+    /// Not this command's: a position is `varzero analyse --fen` (said so, not a parse error).
+    #[arg(long, hide = true)]
+    pub fen: Option<String>,
     /// Print JSON (one object per variant and rules hash) instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -84,6 +87,12 @@ impl AnalyzeArgs {
 }
 
 pub fn run(a: AnalyzeArgs) -> Result<()> {
+    if a.fen.is_some() {
+        anyhow::bail!(
+            "varzero analyze reads games tables (--games DIR); one position is analysed by \
+             varzero analyse --fen FEN"
+        );
+    }
     let references = a
         .references
         .iter()
