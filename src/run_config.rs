@@ -41,6 +41,48 @@ impl VariantArg {
     }
 }
 
+/// How a command searches with our engine (`uci`, `analyse`): the evaluator, its device and
+/// the search settings.
+#[derive(Args)]
+pub struct EngineArgs {
+    /// The evaluator: `material`, `uniform`, or `net:FILE.safetensors`.
+    #[arg(long, default_value = "material")]
+    pub evaluator: String,
+    /// Device of a `net:` evaluator: `cpu` or `cuda[:N]`.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// Search settings (a run config's [search] table).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+impl EngineArgs {
+    /// The evaluators by name (the evaluator checked against `v`: a net of other rules or an
+    /// unknown name is refused here) and the search settings.
+    pub fn load(
+        &self,
+        v: &Arc<Variant>,
+    ) -> Result<(
+        Arc<dyn varzero_search::EvaluatorResolver>,
+        varzero_search::SearchConfig,
+    )> {
+        let search = load_run_config(&self.config)?.search;
+        let resolver = crate::nets::evaluators(&self.device);
+        if resolver
+            .resolve(&self.evaluator, v)
+            .map_err(anyhow::Error::msg)?
+            .is_none()
+        {
+            anyhow::bail!(
+                "unknown evaluator '{}' (known: {})",
+                self.evaluator,
+                resolver.known().join(", ")
+            );
+        }
+        Ok((resolver, search))
+    }
+}
+
 /// The position of `--fen FEN`, or the variant's start position.
 pub fn position(v: &Arc<Variant>, fen: &Option<String>) -> Result<varzero_rules::Position> {
     use varzero_rules::Position;

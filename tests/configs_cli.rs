@@ -4,26 +4,13 @@
 //! path component, `train --init` with a shape of its own, `match --config` with a run config.
 
 mod common;
-use common::{err, ok, refused, vz, vz_in};
+use common::{err, ok, pipeline, refused, vz, vz_in};
 
 use std::path::Path;
 use std::process::Output;
 
 /// A run config small enough to play a generation in seconds.
 const TINY: &str = "name = \"tiny-c\"\nvariant = \"makruk\"\ngenerations = 1\ngames_per_generation = 2\nmatch_games = 2\nmatch_playouts = 4\n[search]\nplayouts = 8\n[selfplay]\nthreads = 1\ngames_per_worker = 2\n[train]\nsteps = 2\nbatch_size = 8\n[train.arch]\nblocks = 1\nchannels = 8\n";
-
-fn pipeline(cfg: &Path, dir: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "pipeline",
-        "--quiet",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--dir",
-        dir.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    vz(&args)
-}
 
 fn selfplay(out: &Path, variant: &str) -> Output {
     vz(&[

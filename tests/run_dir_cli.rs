@@ -12,16 +12,7 @@ const CONFIG: &str =
     "name = \"layout\"\nvariant = \"makruk\"\ngenerations = 2\ngames_per_generation = 2\n";
 
 fn stage(cfg: &Path, dir: &Path, stage: &str) -> Output {
-    vz(&[
-        "pipeline",
-        "--quiet",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--dir",
-        dir.to_str().unwrap(),
-        "--stage",
-        stage,
-    ])
+    common::pipeline(cfg, dir, &["--stage", stage])
 }
 
 #[test]

@@ -272,10 +272,6 @@ impl Ladder {
 
     /// Games a pairing plays (pairs of colours).
     pub fn games_per_pairing(&self) -> u64 {
-        self.games()
-    }
-
-    fn games(&self) -> u64 {
         self.cfg.games.div_ceil(2) * 2
     }
 
@@ -383,11 +379,11 @@ impl Ladder {
         )?;
         let done = writer.done().to_vec();
         let mut wdl = Wdl::default();
-        if (done.len() as u64) < self.games() {
+        if (done.len() as u64) < self.games_per_pairing() {
             let arena = Arena::new(
                 MatchConfig {
                     variant: self.cfg.variant.clone(),
-                    games: self.games(),
+                    games: self.games_per_pairing(),
                     openings: self.openings.clone(),
                     concurrency: self.cfg.concurrency.max(1),
                     paired: true,

@@ -227,6 +227,20 @@ impl Position {
         m.uci(v.size, &letters)
     }
 
+    /// A line of moves from this position, in UCI notation (each move written in the position
+    /// it is played from).
+    pub fn uci_line(&self, moves: &[Move]) -> Vec<String> {
+        let mut p = self.clone();
+        moves
+            .iter()
+            .map(|&m| {
+                let s = p.uci(m);
+                p.make(m);
+                s
+            })
+            .collect()
+    }
+
     /// Reads a UCI move and checks it is legal (perft legality; see `game_moves` for the
     /// repetition-aware list). A promotion without its suffix is accepted when unambiguous.
     pub fn parse_uci(&self, s: &str) -> Result<Move, ParseMoveError> {

@@ -467,7 +467,7 @@ impl Tree {
     /// first), each with its value and line; `k` of them.
     pub fn root_lines(&self, k: usize) -> Vec<crate::searcher::RootLine> {
         let filtered = self.root_filtered();
-        let mut lines: Vec<(u8, i64, f32, crate::searcher::RootLine)> = self
+        let mut lines: Vec<(u8, i64, f32, crate::searcher::RootLine, u32)> = self
             .edges_of(self.root)
             .iter()
             .filter(|e| self.allowed(self.root, filtered, e))
@@ -496,17 +496,6 @@ impl Tree {
                     Proof::Draw => (1, -(visits as i64), [0.0, 1.0, 0.0], None),
                     Proof::Unknown => (1, -(visits as i64), wdl, None),
                 };
-                let mut pv = vec![e.mv];
-                let mut node = e.child;
-                while node != NONE && pv.len() < 64 {
-                    match self.best_edge(node) {
-                        Some(b) if b.child != NONE && self.nodes[b.child as usize].visits > 0 => {
-                            pv.push(b.mv);
-                            node = b.child;
-                        }
-                        _ => break,
-                    }
-                }
                 (
                     class,
                     key,
@@ -517,13 +506,32 @@ impl Tree {
                         prior: e.prior,
                         wdl,
                         mate,
-                        pv,
+                        pv: Vec::new(),
                     },
+                    e.child,
                 )
             })
             .collect();
         lines.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(b.2.total_cmp(&a.2)));
-        lines.into_iter().take(k).map(|l| l.3).collect()
+        // Lines are walked for the moves kept only.
+        lines
+            .into_iter()
+            .take(k)
+            .map(|(_, _, _, mut l, child)| {
+                l.pv.push(l.mv);
+                let mut node = child;
+                while node != NONE && l.pv.len() < 64 {
+                    match self.best_edge(node) {
+                        Some(b) if b.child != NONE && self.nodes[b.child as usize].visits > 0 => {
+                            l.pv.push(b.mv);
+                            node = b.child;
+                        }
+                        _ => break,
+                    }
+                }
+                l
+            })
+            .collect()
     }
 
     /// The visits of the two most visited root moves that may be played, and how many such

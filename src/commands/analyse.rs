@@ -5,10 +5,9 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-use varzero::run_config::VariantArg;
+use varzero::run_config::{EngineArgs, VariantArg};
 use varzero_search::{Limits, SearchInfo, Searcher};
 
 #[derive(Args)]
@@ -21,15 +20,8 @@ pub struct AnalyseArgs {
     /// Moves played from it first (UCI notation, spaces or commas between them).
     #[arg(long, num_args = 1.., value_delimiter = ',')]
     pub moves: Vec<String>,
-    /// The evaluator: `material`, `uniform`, or `net:FILE.safetensors`.
-    #[arg(long, default_value = "material")]
-    pub evaluator: String,
-    /// Device of a `net:` evaluator: `cpu` or `cuda[:N]`.
-    #[arg(long, default_value = "cpu")]
-    pub device: String,
-    /// Search settings (a run config's [search] table).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Root visits to reach (default 1600 without --movetime).
     #[arg(long)]
     pub playouts: Option<u64>,
@@ -64,18 +56,11 @@ pub fn run(a: AnalyseArgs) -> Result<()> {
     if pos.legal_moves().is_empty() {
         bail!("{}: no legal move to analyse", pos.fen());
     }
-    let search = varzero::run_config::load_run_config(&a.config)?.search;
-    let resolver = varzero::nets::evaluators(&a.device);
+    let (resolver, search) = a.engine.load(&v)?;
     let ev = resolver
-        .resolve(&a.evaluator, &v)
+        .resolve(&a.engine.evaluator, &v)
         .map_err(anyhow::Error::msg)?
-        .with_context(|| {
-            format!(
-                "unknown evaluator '{}' (known: {})",
-                a.evaluator,
-                resolver.known().join(", ")
-            )
-        })?;
+        .context("checked by EngineArgs::load")?;
     let ev = varzero_search::TacticalBlend::for_search(ev, &v, &search);
     let mut searcher = Searcher::new(ev, search);
     searcher.play_on = true;
@@ -106,18 +91,6 @@ fn pct(x: f32) -> String {
     }
 }
 
-fn line_uci(pos: &varzero_rules::Position, moves: &[varzero_rules::Move]) -> Vec<String> {
-    let mut p = pos.clone();
-    moves
-        .iter()
-        .map(|&m| {
-            let s = p.uci(m);
-            p.make(m);
-            s
-        })
-        .collect()
-}
-
 fn table(pos: &varzero_rules::Position, i: &SearchInfo) -> String {
     let mut s = format!(
         "{}\n{} visits in {:.2} s ({} playouts/s), root W/D/L {}/{}/{} %\n",
@@ -135,7 +108,7 @@ fn table(pos: &varzero_rules::Position, i: &SearchInfo) -> String {
     ));
     let total: u64 = i.lines.iter().map(|l| l.visits).sum::<u64>().max(1);
     for (k, l) in i.lines.iter().enumerate() {
-        let uci = line_uci(pos, &l.pv);
+        let uci = pos.uci_line(&l.pv);
         let q = match l.mate {
             Some(n) => format!("#{n}"),
             None if l.wdl[0].is_finite() => format!("{:+.3}", l.wdl[0] - l.wdl[2]),
@@ -182,7 +155,7 @@ fn as_json(pos: &varzero_rules::Position, i: &SearchInfo) -> serde_json::Value {
             "wdl": l.wdl.map(num),
             "prior": num(l.prior),
             "mate": l.mate,
-            "pv": line_uci(pos, &l.pv),
+            "pv": pos.uci_line(&l.pv),
         })).collect::<Vec<_>>(),
     })
 }

@@ -46,6 +46,20 @@ pub fn refused(o: &Output, what: &str) {
     );
 }
 
+/// `varzero pipeline --quiet --config CFG --dir DIR EXTRA...`.
+pub fn pipeline(cfg: &Path, dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "pipeline",
+        "--quiet",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--dir",
+        dir.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    vz(&args)
+}
+
 /// A success; its stdout.
 pub fn ok(o: &Output) -> String {
     assert!(o.status.success(), "exit {:?}: {}", o.status.code(), err(o));

@@ -383,7 +383,8 @@ impl UciEngine {
             }
             "banmoves" => {
                 let Some(pos) = self.pos.clone() else {
-                    return self.ucci_refuse("banmoves: no position");
+                    self.error("banmoves: no position");
+                    return true;
                 };
                 let legal = pos.legal_moves();
                 for m in rest.split_whitespace() {
@@ -401,11 +402,6 @@ impl UciEngine {
             "uci" | "ucci" => self.start_ucci(),
             other => self.error(&format!("unknown command '{other}'")),
         }
-        true
-    }
-
-    fn ucci_refuse(&self, msg: &str) -> bool {
-        self.error(msg);
         true
     }
 
@@ -1020,16 +1016,11 @@ pub fn info_lines(pos: &Position, i: &SearchInfo, show_wdl: bool, multipv: usize
                 s.push_str(&wdl_words(l.wdl));
             }
             s.push_str(&format!(
-                " nodes {} nps {} time {ms} pv",
+                " nodes {} nps {} time {ms} pv {}",
                 i.visits,
-                i.playouts as u128 * 1000 / ms
+                i.playouts as u128 * 1000 / ms,
+                pos.uci_line(&l.pv).join(" ")
             ));
-            let mut p = pos.clone();
-            for &m in &l.pv {
-                s.push(' ');
-                s.push_str(&p.uci(m));
-                p.make(m);
-            }
             s
         })
         .collect()
@@ -1067,13 +1058,8 @@ pub fn info_line(pos: &Position, i: &SearchInfo, show_wdl: bool) -> String {
         s.push_str(&wdl_words(i.wdl));
     }
     if !i.pv.is_empty() {
-        s.push_str(" pv");
-        let mut p = pos.clone();
-        for &m in &i.pv {
-            s.push(' ');
-            s.push_str(&p.uci(m));
-            p.make(m);
-        }
+        s.push_str(" pv ");
+        s.push_str(&pos.uci_line(&i.pv).join(" "));
     }
     s
 }
