@@ -15,6 +15,13 @@ use commands::*;
     about = "Self-play training and analysis for chess variants"
 )]
 struct Cli {
+    /// Arithmetic of net inference: auto (bf16 where the CPU computes in it natively, f32
+    /// elsewhere), f32 or bf16. Also $VARZERO_PRECISION. Training is always f32.
+    #[arg(long, global = true, value_name = "auto|f32|bf16")]
+    precision: Option<String>,
+    /// Slots of each net's evaluation cache (0: none; default 262144). Also $VARZERO_EVAL_CACHE.
+    #[arg(long, global = true, value_name = "SLOTS")]
+    eval_cache: Option<String>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -67,6 +74,12 @@ enum Cmd {
 
 fn main() {
     let cli = Cli::parse();
+    if let Err(e) =
+        varzero::nets::set_inference(cli.precision.as_deref(), cli.eval_cache.as_deref())
+    {
+        eprintln!("error: {}", varzero::one_line(&e));
+        std::process::exit(1);
+    }
     let done = match cli.cmd {
         Cmd::Perft(a) => perft::run(a),
         Cmd::Play(a) => play::run(a),

@@ -49,6 +49,46 @@ impl EvaluatorResolver for NetResolver {
     }
 }
 
+/// The process's inference options from the command line's `--precision` and `--eval-cache`,
+/// else $VARZERO_PRECISION and $VARZERO_EVAL_CACHE. The chosen values go into the environment
+/// too, so that engines and workers this process starts run as it does.
+pub fn set_inference(precision: Option<&str>, cache: Option<&str>) -> Result<()> {
+    let env = |k: &str| std::env::var(k).ok().filter(|s| !s.is_empty());
+    let (p_src, p) = match precision {
+        Some(p) => ("--precision", Some(p.to_string())),
+        None => ("VARZERO_PRECISION", env("VARZERO_PRECISION")),
+    };
+    let (c_src, c) = match cache {
+        Some(c) => ("--eval-cache", Some(c.to_string())),
+        None => ("VARZERO_EVAL_CACHE", env("VARZERO_EVAL_CACHE")),
+    };
+    let precision = match p.as_deref() {
+        None | Some("auto") => None,
+        Some(s) => Some(
+            varzero_eval_net::Precision::parse(s).map_err(|e| anyhow::anyhow!("{p_src}: {e}"))?,
+        ),
+    };
+    let cache = match c.as_deref() {
+        None => None,
+        Some(s) => Some(
+            s.parse::<usize>()
+                .ok()
+                .filter(|&n| n <= 1 << 26)
+                .ok_or_else(|| {
+                    anyhow::anyhow!("{c_src}: '{s}' is not a slot count from 0 to 67108864")
+                })?,
+        ),
+    };
+    varzero_eval_net::set_inference(precision, cache);
+    if let Some(p) = p {
+        std::env::set_var("VARZERO_PRECISION", p);
+    }
+    if let Some(c) = c {
+        std::env::set_var("VARZERO_EVAL_CACHE", c);
+    }
+    Ok(())
+}
+
 /// A net as an evaluator, checked against the variant.
 pub fn net_evaluator(
     path: &std::path::Path,

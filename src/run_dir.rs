@@ -52,6 +52,7 @@ layout! {
     MATCH_RECORD = "match_record", "logs/match-gen-NNN.json", "net NNN against the net before it (or generation 0): score, interval, Elo, gating verdict";
     LADDER_RECORD = "ladder_record", "logs/ladder-gen-NNN.json", "generation NNN's climb: its ladder name and the highest rung it held";
     FINAL_MATCH = "final_match", "logs/match-last-vs-gen-000.json", "the last net against generation 0's player";
+    SUMMARY = "summary", "logs/summary.json", "the run's closing matches: last net against net 1 (raw and with the search) and against generation 0's player";
     MATCHES_CSV = "matches_csv", "logs/matches.csv", "every match record as one table";
     STAGES_CSV = "stages_csv", "logs/stages.csv", "each stage's wall time, CPU time and cores busy";
     CPU_LEDGER = "cpu_ledger", "logs/cpu.json", "CPU seconds of each finished stage (self-play of a generation, training of a net)";
@@ -126,6 +127,9 @@ impl RunDir {
     }
     pub fn final_match(&self) -> PathBuf {
         self.at(FINAL_MATCH)
+    }
+    pub fn summary(&self) -> PathBuf {
+        self.at(SUMMARY)
     }
     pub fn matches_csv(&self) -> PathBuf {
         self.at(MATCHES_CSV)
@@ -275,6 +279,12 @@ impl RunDir {
     }
     pub fn write_final_match(&self, rec: &MatchRecord) -> Result<()> {
         write_json(&self.final_match(), rec)
+    }
+    pub fn read_summary(&self) -> Result<Option<Vec<SummaryMatch>>> {
+        read_json(&self.summary())
+    }
+    pub fn write_summary(&self, rows: &[SummaryMatch]) -> Result<()> {
+        write_json(&self.summary(), &rows)
     }
     pub fn read_matches_csv(&self) -> Result<Option<Vec<MatchRecord>>> {
         read_table(&self.matches_csv())
@@ -493,6 +503,51 @@ impl std::fmt::Display for CpuKey {
             write!(f, "@{a}-{b}")?;
         }
         Ok(())
+    }
+}
+
+/// One of the run's closing matches (`logs/summary.json`): what the loop learnt, told apart
+/// from what the search adds. Intervals are 95%, from game pairs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SummaryMatch {
+    /// What the match measures, e.g. "last net vs net 1, raw".
+    pub label: String,
+    pub player: String,
+    pub opponent: String,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub score: f64,
+    #[serde(with = "elo_json")]
+    pub elo: f64,
+    #[serde(with = "elo_json")]
+    pub elo_low: f64,
+    #[serde(with = "elo_json")]
+    pub elo_high: f64,
+}
+
+impl SummaryMatch {
+    pub fn line(&self) -> String {
+        let e = |x: f64| {
+            if x.is_infinite() {
+                if x > 0.0 { "+inf" } else { "-inf" }.to_string()
+            } else {
+                format!("{x:+.0}")
+            }
+        };
+        format!(
+            "{:<38} {:>5.1} / {:<4} (W {} D {} L {})  Elo {} [{}, {}]",
+            self.label,
+            self.wins as f64 + self.draws as f64 / 2.0,
+            self.games,
+            self.wins,
+            self.draws,
+            self.losses,
+            e(self.elo),
+            e(self.elo_low),
+            e(self.elo_high)
+        )
     }
 }
 

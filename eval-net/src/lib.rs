@@ -4,14 +4,17 @@
 //! net into self-play and matches.
 #![forbid(unsafe_code)]
 
+pub mod cache;
 pub mod encoding;
 mod error;
 pub mod evaluator;
+pub mod infer;
 pub mod net;
 
 pub use encoding::{Encoding, ENCODING_VERSION};
 pub use error::{Error, Result};
-pub use evaluator::NetEvaluator;
+pub use evaluator::{set_inference, InferenceOptions, NetEvaluator};
+pub use infer::{Folded, Precision};
 pub use net::{Arch, Net, NetMeta};
 pub use tch;
 

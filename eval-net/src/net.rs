@@ -47,25 +47,25 @@ pub struct NetMeta {
 
 pub const NET_FORMAT: &str = "varzero-net/1";
 
-struct Block {
-    c1: nn::Conv2D,
-    b1: nn::BatchNorm,
-    c2: nn::Conv2D,
-    b2: nn::BatchNorm,
+pub(crate) struct Block {
+    pub(crate) c1: nn::Conv2D,
+    pub(crate) b1: nn::BatchNorm,
+    pub(crate) c2: nn::Conv2D,
+    pub(crate) b2: nn::BatchNorm,
 }
 
 /// The model's layers.
 pub struct Model {
-    conv_in: nn::Conv2D,
-    bn_in: nn::BatchNorm,
-    blocks: Vec<Block>,
-    pol: nn::Conv2D,
-    val_conv: nn::Conv2D,
-    val_bn: nn::BatchNorm,
-    val_fc1: nn::Linear,
-    val_fc2: nn::Linear,
-    squares: usize,
-    promo: usize,
+    pub(crate) conv_in: nn::Conv2D,
+    pub(crate) bn_in: nn::BatchNorm,
+    pub(crate) blocks: Vec<Block>,
+    pub(crate) pol: nn::Conv2D,
+    pub(crate) val_conv: nn::Conv2D,
+    pub(crate) val_bn: nn::BatchNorm,
+    pub(crate) val_fc1: nn::Linear,
+    pub(crate) val_fc2: nn::Linear,
+    pub(crate) squares: usize,
+    pub(crate) promo: usize,
 }
 
 fn conv(p: nn::Path, i: i64, o: i64, k: i64) -> nn::Conv2D {
@@ -179,6 +179,20 @@ impl Net {
             model,
             enc,
             meta,
+        }
+    }
+
+    /// A copy with the same weights and metadata (its own variables).
+    pub fn clone_net(&self) -> Net {
+        let mut vs = nn::VarStore::new(self.vs.device());
+        let model = Model::new(&vs.root(), &self.enc, self.meta.arch);
+        vs.copy(&self.vs)
+            .expect("the same architecture has the same variables");
+        Net {
+            vs,
+            model,
+            enc: self.enc.clone(),
+            meta: self.meta.clone(),
         }
     }
 

@@ -459,6 +459,83 @@ fn raw_forward(
     b as f64 / s
 }
 
+/// One row of the self-play table: a worker of `games` games gathering `leaves` leaves each
+/// for `seconds`, 100 playouts a move.
+fn selfplay_row(
+    v: &Arc<Variant>,
+    ev: Arc<varzero_eval_net::NetEvaluator>,
+    games: usize,
+    leaves: u32,
+    seconds: f64,
+) -> Result<()> {
+    let dir =
+        std::env::temp_dir().join(format!("varzero-bench-net-{}-{games}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let search = SearchConfig {
+        playouts: 100,
+        leaves_per_game: leaves,
+        ..SearchConfig::default()
+    };
+    let run = SelfplayConfig {
+        threads: 1,
+        games_per_worker: games,
+        seed: 1,
+        ..SelfplayConfig::default()
+    };
+    let gen = Generator::new(v.clone(), ev.clone(), search, run);
+    let stop = gen.stop.clone();
+    let timer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
+        stop.store(true, Ordering::Relaxed);
+    });
+    let t = Instant::now();
+    gen.run(&dir, 1_000_000)?;
+    let wall = t.elapsed().as_secs_f64();
+    let _ = timer.join();
+    let _ = std::fs::remove_dir_all(&dir);
+    let st = &gen.stats;
+    let evals = st.evals.load(Ordering::Relaxed) as f64;
+    let batches = st.eval_batches.load(Ordering::Relaxed).max(1) as f64;
+    let eval_s = st.eval_nanos.load(Ordering::Relaxed) as f64 * 1e-9;
+    let worker_s = st.worker_nanos.load(Ordering::Relaxed) as f64 * 1e-9;
+    let share = eval_s / worker_s.max(1e-9);
+    let hit = ev
+        .cache_hit_rate()
+        .map_or("-".to_string(), |h| format!("{:.1}%", 100.0 * h));
+    println!(
+        "{:>6} {:>10.1} {:>16.0} {:>10.1}% {:>9.1}% {:>10.0} {hit:>9}",
+        games * leaves as usize,
+        evals / batches,
+        evals / eval_s.max(1e-9),
+        100.0 * share,
+        100.0 * (1.0 - share),
+        evals / wall
+    );
+    Ok(())
+}
+
+/// Positions/s of the folded inference form at batch `b`, as [`raw_forward`] measures.
+fn raw_folded(
+    net: &varzero_eval_net::Net,
+    folded: &varzero_eval_net::Folded,
+    b: usize,
+    device: varzero_eval_net::tch::Device,
+) -> f64 {
+    use varzero_eval_net::tch::{Kind, Tensor};
+    let e = &net.enc;
+    let x = Tensor::randn(
+        [b as i64, e.planes as i64, e.ranks as i64, e.files as i64],
+        (Kind::Float, device),
+    );
+    let reps = (2000 / b).clamp(5, 200);
+    let s = time_median(reps, || {
+        let (p, v) = folded.forward(&x);
+        let _ = p.to_device(varzero_eval_net::tch::Device::Cpu);
+        let _ = v.to_device(varzero_eval_net::tch::Device::Cpu);
+    });
+    b as f64 / s
+}
+
 fn bench_net(
     variant: &str,
     device: &str,
@@ -484,13 +561,30 @@ fn bench_net(
         varzero_eval_net::tch::get_num_threads()
     );
 
-    println!("\ninference, median positions/s");
-    println!("{:>6} {:>12}", "batch", "raw forward");
-    let mut raw = Vec::new();
+    println!(
+        "\ninference, median positions/s (this CPU computes in bf16 natively: {}; auto picks {})",
+        if varzero_eval_net::infer::cpu_has_bf16() {
+            "yes"
+        } else {
+            "no"
+        },
+        varzero_eval_net::Precision::auto(dev).name()
+    );
+    println!(
+        "{:>6} {:>12} {:>12} {:>12} {:>10} {:>10}",
+        "batch", "raw forward", "folded f32", "folded bf16", "f32 ratio", "bf16 ratio"
+    );
+    let folded32 = varzero_eval_net::Folded::new(&net.model, varzero_eval_net::Precision::F32);
+    let folded16 = varzero_eval_net::Folded::new(&net.model, varzero_eval_net::Precision::Bf16);
     for b in [1usize, 8, 32, 128] {
         let r = raw_forward(&net, b, dev);
-        raw.push((b, r));
-        println!("{b:>6} {r:>12.0}");
+        let f = raw_folded(&net, &folded32, b, dev);
+        let h = raw_folded(&net, &folded16, b, dev);
+        println!(
+            "{b:>6} {r:>12.0} {f:>12.0} {h:>12.0} {:>9.2}x {:>9.2}x",
+            f / r,
+            h / r
+        );
     }
 
     // The evaluator against the raw forward on the same batch of real positions, the calls
@@ -501,7 +595,16 @@ fn bench_net(
         "{:>6} {:>12} {:>12} {:>8}",
         "batch", "raw forward", "evaluate()", "ratio"
     );
-    let ev = NetEvaluator::new(Net::new(&v, arch, dev), "net:bench".into());
+    let opts = varzero_eval_net::InferenceOptions::default_for(dev);
+    let uncached = varzero_eval_net::InferenceOptions {
+        cache_entries: 0,
+        ..opts
+    };
+    let ev = NetEvaluator::with_options(net.clone_net(), "net:bench".into(), uncached);
+    println!(
+        "(evaluate(): {} inference, no cache, against the raw f32 forward)",
+        opts.precision.name()
+    );
     let positions = sample_positions(&v, 128, 7);
     for b in [1usize, 8, 32, 128] {
         let mut batch = varzero_search::Batch::default();
@@ -536,52 +639,56 @@ fn bench_net(
     }
 
     // Self-play with the net evaluator: one worker gathering `games x leaves` leaves per call.
-    println!("\nself-play with the net evaluator ({seconds:.0} s per row, 1 worker thread)");
     println!(
-        "{:>6} {:>10} {:>16} {:>11} {:>10} {:>10}",
-        "target", "mean batch", "evaluate() pos/s", "eval share", "tree share", "pos/s wall"
+        "\nself-play with the net evaluator ({seconds:.0} s per row, 1 worker thread, {}, cache {})",
+        opts.precision.name(),
+        opts.cache_entries
+    );
+    println!(
+        "{:>6} {:>10} {:>16} {:>11} {:>10} {:>10} {:>9}",
+        "target",
+        "mean batch",
+        "evaluate() pos/s",
+        "eval share",
+        "tree share",
+        "pos/s wall",
+        "cache hit"
     );
     for (games, leaves) in [(1usize, 1u32), (2, 4), (8, 4), (32, 4)] {
-        let dir =
-            std::env::temp_dir().join(format!("varzero-bench-net-{}-{games}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let search = SearchConfig {
-            playouts: 100,
-            leaves_per_game: leaves,
-            ..SearchConfig::default()
+        let ev = NetEvaluator::with_options(net.clone_net(), "net:bench".into(), opts);
+        selfplay_row(&v, ev, games, leaves, seconds)?;
+    }
+    // Each inference option alone, at the self-play default's batch target (32 games x 8).
+    println!("\ninference options in self-play (games 32 x leaves 8, 1 worker thread, {seconds:.0} s per row)");
+    println!(
+        "{:>6} {:>10} {:>16} {:>11} {:>10} {:>10} {:>9}",
+        "", "mean batch", "evaluate() pos/s", "eval share", "tree share", "pos/s wall", "cache hit"
+    );
+    for (name, o) in [
+        ("f32", (varzero_eval_net::Precision::F32, 0)),
+        ("bf16", (varzero_eval_net::Precision::Bf16, 0)),
+        (
+            "f32+c",
+            (
+                varzero_eval_net::Precision::F32,
+                opts.cache_entries.max(1 << 18),
+            ),
+        ),
+        (
+            "bf16+c",
+            (
+                varzero_eval_net::Precision::Bf16,
+                opts.cache_entries.max(1 << 18),
+            ),
+        ),
+    ] {
+        print!("{name:>6}");
+        let o = varzero_eval_net::InferenceOptions {
+            precision: o.0,
+            cache_entries: o.1,
         };
-        let run = SelfplayConfig {
-            threads: 1,
-            games_per_worker: games,
-            seed: 1,
-            ..SelfplayConfig::default()
-        };
-        let gen = Generator::new(v.clone(), ev.clone(), search, run);
-        let stop = gen.stop.clone();
-        let timer = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
-            stop.store(true, Ordering::Relaxed);
-        });
-        let t = Instant::now();
-        gen.run(&dir, 1_000_000)?;
-        let wall = t.elapsed().as_secs_f64();
-        let _ = timer.join();
-        let _ = std::fs::remove_dir_all(&dir);
-        let st = &gen.stats;
-        let evals = st.evals.load(Ordering::Relaxed) as f64;
-        let batches = st.eval_batches.load(Ordering::Relaxed).max(1) as f64;
-        let eval_s = st.eval_nanos.load(Ordering::Relaxed) as f64 * 1e-9;
-        let worker_s = st.worker_nanos.load(Ordering::Relaxed) as f64 * 1e-9;
-        let share = eval_s / worker_s.max(1e-9);
-        println!(
-            "{:>6} {:>10.1} {:>16.0} {:>10.1}% {:>9.1}% {:>10.0}",
-            games * leaves as usize,
-            evals / batches,
-            evals / eval_s.max(1e-9),
-            100.0 * share,
-            100.0 * (1.0 - share),
-            evals / wall
-        );
+        let ev = NetEvaluator::with_options(net.clone_net(), "net:bench".into(), o);
+        selfplay_row(&v, ev, 32, 8, seconds)?;
     }
 
     // Training: the trainer on real self-play data against the same step on a fixed batch.

@@ -456,7 +456,19 @@ pub fn finish(run: &RunDir, cfg: &PipelineConfig, v: &Arc<Variant>, quiet: bool)
     if let Some(r) = &last {
         println!("gen {} vs gen 0: {}", r.generation, r.line());
     }
+    let summary = rating::closing_matches(run, cfg, v, last.as_ref(), quiet)?;
     write_matches_csv(run, cfg, last)?;
+    if !summary.is_empty() {
+        println!(
+            "\nwhat the loop learnt ({} playouts a move, {} games each, 95% intervals from game pairs;\n\
+             raw: the nets alone, no quiescence blend; logs/summary.json):",
+            cfg.match_playouts,
+            cfg.match_games.div_ceil(2) * 2
+        );
+        for r in &summary {
+            println!("  {}", r.line());
+        }
+    }
     refresh_report(run);
     Ok(())
 }

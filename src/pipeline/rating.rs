@@ -4,7 +4,7 @@
 use super::stages::selfplay_net;
 use super::PipelineConfig;
 use crate::nets::NetResolver;
-use crate::run_dir::{LadderRecord, LadderRow, MatchRecord, RunDir};
+use crate::run_dir::{LadderRecord, LadderRow, MatchRecord, RunDir, SummaryMatch};
 use crate::usage::Usage;
 use anyhow::Result;
 use std::sync::Arc;
@@ -25,7 +25,7 @@ fn play_match(
     opp: &str,
     seed: u64,
     quiet: bool,
-) -> Result<MatchRecord> {
+) -> Result<(MatchRecord, varzero_stats::EloEstimate)> {
     let factory = |spec: &str| -> Result<_> {
         PlayerSpec::parse(spec)
             .and_then(|p| p.factory(spec, v, resolver, &cfg.search))
@@ -56,7 +56,8 @@ fn play_match(
     bar.finish_and_clear();
     let w = &summary.state.wdl;
     let score = varzero_stats::score_interval(w.wins, w.draws, w.losses);
-    Ok(MatchRecord {
+    let pairs = summary.state.penta.elo();
+    let rec = MatchRecord {
         generation,
         opponent: opp.to_string(),
         games: w.games(),
@@ -68,7 +69,8 @@ fn play_match(
         score_high: score.upper,
         elo: w.elo().elo,
         accepted: !cfg.gating || score.value >= cfg.gate_score,
-    })
+    };
+    Ok((rec, pairs))
 }
 
 /// Stage 3: generation `next`'s net against the net self-play used before it (or the material
@@ -92,7 +94,7 @@ pub fn rate_generation(
         (None, Some(teacher)) => teacher.clone(),
         (None, None) => format!("material@{}", cfg.match_playouts),
     };
-    let mut rec = play_match(
+    let (mut rec, _) = play_match(
         v,
         &resolver,
         cfg,
@@ -129,7 +131,7 @@ pub fn rate_last_against_gen0(
         let resolver = NetResolver::new(&cfg.device);
         let me = format!("net:{}@{}", run.model(last).display(), cfg.match_playouts);
         let opp = format!("material@{}", cfg.match_playouts);
-        let mut rec = play_match(
+        let (mut rec, _) = play_match(
             v,
             &resolver,
             cfg,
@@ -143,6 +145,103 @@ pub fn rate_last_against_gen0(
         run.write_final_match(&rec)?;
     }
     Ok(run.read_final_match()?.filter(|r| r.generation == last))
+}
+
+/// Player settings that take the search's hand-written parts away: the net alone.
+const RAW: &str = ",tactics=0,tactics_priors=0";
+
+/// The run's closing matches (`logs/summary.json`), so that a reader sees what the loop learnt
+/// apart from what the search adds: the last net against net 1, raw (the nets' own priors and
+/// values, no quiescence blend) and, when the run's search blends, with that search; and the
+/// last net against generation 0's player (the final match, with the run's search). Each is
+/// played once; a row whose players changed (the run was extended) is played again.
+pub fn closing_matches(
+    run: &RunDir,
+    cfg: &PipelineConfig,
+    v: &Arc<Variant>,
+    last_vs_gen0: Option<&MatchRecord>,
+    quiet: bool,
+) -> Result<Vec<SummaryMatch>> {
+    let last = cfg.generations;
+    if last < 2 || !run.model(last).exists() || !run.model(1).exists() {
+        return Ok(Vec::new());
+    }
+    let p = cfg.match_playouts;
+    let net = |g: u32| format!("net:{}@{p}", run.model(g).display());
+    let blended = cfg.search.tactics > 0.0 || cfg.search.tactics_priors > 0.0;
+    let mut plan = vec![(
+        format!("net {last} vs net 1, raw"),
+        format!("{}{RAW}", net(last)),
+        format!("{}{RAW}", net(1)),
+    )];
+    if blended {
+        plan.push((
+            format!("net {last} vs net 1, with the search"),
+            net(last),
+            net(1),
+        ));
+    }
+    let mut done = run.read_summary()?.unwrap_or_default();
+    let mut rows = Vec::new();
+    let resolver = NetResolver::new(&cfg.device);
+    for (i, (label, me, opp)) in plan.into_iter().enumerate() {
+        if let Some(r) = done
+            .iter()
+            .position(|r| r.label == label && r.player == me && r.opponent == opp)
+        {
+            rows.push(done.swap_remove(r));
+            continue;
+        }
+        let (rec, pairs) = play_match(
+            v,
+            &resolver,
+            cfg,
+            last,
+            &me,
+            &opp,
+            cfg.selfplay.seed ^ 0x5a3e ^ i as u64,
+            quiet,
+        )?;
+        rows.push(SummaryMatch {
+            label,
+            player: me,
+            opponent: opp,
+            games: rec.games,
+            wins: rec.wins,
+            draws: rec.draws,
+            losses: rec.losses,
+            score: rec.score,
+            elo: pairs.elo,
+            elo_low: pairs.lower,
+            elo_high: pairs.upper,
+        });
+        run.write_summary(&rows)?;
+    }
+    if let Some(r) = last_vs_gen0 {
+        let gen0 = cfg.gen0.clone().unwrap_or_else(|| format!("material@{p}"));
+        rows.push(SummaryMatch {
+            label: format!(
+                "net {last} vs generation 0's player{}",
+                if blended {
+                    ", with the search"
+                } else {
+                    ", raw"
+                }
+            ),
+            player: net(last),
+            opponent: gen0,
+            games: r.games,
+            wins: r.wins,
+            draws: r.draws,
+            losses: r.losses,
+            score: r.score,
+            elo: r.elo,
+            elo_low: varzero_stats::elo_from_score(r.score_low),
+            elo_high: varzero_stats::elo_from_score(r.score_high),
+        });
+    }
+    run.write_summary(&rows)?;
+    Ok(rows)
 }
 
 /// `logs/matches.csv`, rebuilt from the per-generation records and `last`.
