@@ -31,20 +31,35 @@ impl EvaluatorResolver for NetResolver {
         let Some(file) = name.strip_prefix("net:") else {
             return BuiltinEvaluators.resolve(name, variant);
         };
+        // `net:FILE#f32` or `#bf16`: this player's precision, not the process's (a match of a
+        // net against itself in the two precisions).
+        let (file, precision) = match file.rsplit_once('#') {
+            Some((f, p)) => (
+                f,
+                Some(
+                    varzero_eval_net::Precision::parse(p)
+                        .map_err(|e| ResolveError(format!("evaluator '{name}': {e}")))?,
+                ),
+            ),
+            None => (file, None),
+        };
         // Keyed by the rules too: a net is only ever used for the variant it was checked
         // against (a UCI engine can switch variants after loading one).
-        let key = format!("{file}\0{}\0{:016x}", variant.name, variant.rules_hash);
+        let key = format!(
+            "{file}\0{}\0{:016x}\0{precision:?}",
+            variant.name, variant.rules_hash
+        );
         if let Some(ev) = self.cache.lock().unwrap().get(&key) {
             return Ok(Some(ev.clone()));
         }
-        let ev = net_evaluator(std::path::Path::new(file), variant, &self.device)
+        let ev = net_evaluator_with(std::path::Path::new(file), variant, &self.device, precision)
             .map_err(|e| ResolveError(crate::one_line(&e)))?;
         self.cache.lock().unwrap().insert(key, ev.clone());
         Ok(Some(ev))
     }
     fn known(&self) -> Vec<String> {
         let mut k = BuiltinEvaluators.known();
-        k.push("net:FILE.safetensors".into());
+        k.push("net:FILE.safetensors[#f32|#bf16]".into());
         k
     }
 }
@@ -95,6 +110,16 @@ pub fn net_evaluator(
     v: &Arc<varzero_rules::Variant>,
     device: &str,
 ) -> Result<Arc<dyn Evaluator>> {
+    net_evaluator_with(path, v, device, None)
+}
+
+/// [`net_evaluator`] in `precision` (`None`: the process's).
+pub fn net_evaluator_with(
+    path: &std::path::Path,
+    v: &Arc<varzero_rules::Variant>,
+    device: &str,
+    precision: Option<varzero_eval_net::Precision>,
+) -> Result<Arc<dyn Evaluator>> {
     let device = varzero_eval_net::parse_device(device).map_err(anyhow::Error::msg)?;
     let net = varzero_eval_net::Net::load(path, v, device)?;
     let id = format!(
@@ -104,7 +129,11 @@ pub fn net_evaluator(
             .unwrap_or_default(),
         net.meta.step
     );
-    Ok(varzero_eval_net::NetEvaluator::new(net, id))
+    let mut opts = varzero_eval_net::InferenceOptions::default_for(device);
+    if let Some(p) = precision {
+        opts.precision = p;
+    }
+    Ok(varzero_eval_net::NetEvaluator::with_options(net, id, opts))
 }
 
 /// The evaluators players and engines can name: `net:FILE` (a trained net on `device`) and

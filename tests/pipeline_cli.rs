@@ -67,6 +67,30 @@ channels = 8
         csv.lines().last().unwrap().starts_with("2,material@8,2,"),
         "{csv}"
     );
+    // The closing matches: the search here blends nothing, so net 2 against net 1 raw, and the
+    // final match against generation 0's player; the run's output ends with them.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("logs/summary.json")).unwrap())
+            .unwrap();
+    let labels: Vec<&str> = summary
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        ["net 2 vs net 1, raw", "net 2 vs generation 0's player, raw"]
+    );
+    assert!(summary[0]["player"]
+        .as_str()
+        .unwrap()
+        .ends_with("gen-002.safetensors@8,tactics=0,tactics_priors=0"));
+    assert_eq!(summary[0]["games"], 2);
+    assert_eq!(summary[1]["opponent"], "material@8");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("what the loop learnt"), "{text}");
+    assert!(text.contains("net 2 vs net 1, raw"), "{text}");
     let again = go();
     assert!(again.status.success());
     let text = String::from_utf8_lossy(&again.stdout);
@@ -121,6 +145,10 @@ channels = 8
         !csv.contains("\n2,material@8,"),
         "the old final match is gone: {csv}"
     );
+    // The closing matches are played again for net 3.
+    let summary = std::fs::read_to_string(run.join("logs/summary.json")).unwrap();
+    assert!(summary.contains("net 3 vs net 1, raw"), "{summary}");
+    assert!(!summary.contains("net 2 vs"), "{summary}");
 }
 
 /// `overlap = true`: net N is rated on a second thread while self-play and training make net

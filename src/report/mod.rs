@@ -188,6 +188,48 @@ fn run_page(
         "<details><summary>run configuration (config.toml)</summary><pre>{}</pre></details>",
         esc(&cfg_text)
     );
+    // The closing matches first: they answer whether the loop learnt.
+    if let Some(rows) = run.read_summary()?.filter(|r| !r.is_empty()) {
+        page.h2("What the loop learnt: the closing matches");
+        page.p(
+            "The last net against net 1 with the nets alone (raw: no quiescence blend, no \
+             material priors) and with the run's search, and against generation 0's player. \
+             Elo intervals are 95%, from game pairs (the last row's from games).",
+        );
+        let e = |x: f64| {
+            if x.is_infinite() {
+                if x > 0.0 { "+inf" } else { "-inf" }.to_string()
+            } else {
+                format!("{x:+.0}")
+            }
+        };
+        let rows: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.label.clone(),
+                    format!("{}", r.wins as f64 + r.draws as f64 / 2.0),
+                    r.games.to_string(),
+                    format!("{} / {} / {}", r.wins, r.draws, r.losses),
+                    e(r.elo),
+                    format!("[{}, {}]", e(r.elo_low), e(r.elo_high)),
+                    format!("{} vs {}", r.player, r.opponent),
+                ]
+            })
+            .collect();
+        page.table(
+            &[
+                "match",
+                "score",
+                "games",
+                "W / D / L",
+                "Elo",
+                "95%",
+                "players",
+            ],
+            &rows,
+        );
+    }
     // The ladder.
     page.h2("Strength: Elo per generation on the ladder");
     let ladder = run.read_ladder_csv()?;
