@@ -528,14 +528,17 @@ pub struct SummaryMatch {
 }
 
 impl SummaryMatch {
+    /// An Elo figure as the summary prints it: signed, whole, `+inf`/`-inf` for a clean sweep.
+    pub fn elo_text(x: f64) -> String {
+        if x.is_infinite() {
+            if x > 0.0 { "+inf" } else { "-inf" }.to_string()
+        } else {
+            format!("{x:+.0}")
+        }
+    }
+
     pub fn line(&self) -> String {
-        let e = |x: f64| {
-            if x.is_infinite() {
-                if x > 0.0 { "+inf" } else { "-inf" }.to_string()
-            } else {
-                format!("{x:+.0}")
-            }
-        };
+        let e = Self::elo_text;
         format!(
             "{:<38} {:>5.1} / {:<4} (W {} D {} L {})  Elo {} [{}, {}]",
             self.label,

@@ -92,6 +92,13 @@ fn planes(net: &Net, pos: &[Position]) -> Tensor {
     ])
 }
 
+fn opts(precision: Precision, cache_entries: usize) -> InferenceOptions {
+    InferenceOptions {
+        precision,
+        cache_entries,
+    }
+}
+
 fn max_abs_diff(a: &Tensor, b: &Tensor) -> f64 {
     (a - b).abs().max().double_value(&[])
 }
@@ -164,13 +171,10 @@ fn bf16_agrees_with_f32_within_the_stated_tolerance() {
         let largest = l32.abs().max().double_value(&[]);
         let worst_logit = (&l16 - &l32).abs().max().double_value(&[]);
         let excess = worst_logit - (0.02 * largest + 0.05);
-        let opts = |precision| InferenceOptions {
-            precision,
-            cache_entries: 0,
-        };
-        let f32 = NetEvaluator::with_options(net.clone_net(), "f32".into(), opts(Precision::F32));
+        let f32 =
+            NetEvaluator::with_options(net.clone_net(), "f32".into(), opts(Precision::F32, 0));
         let bf16 =
-            NetEvaluator::with_options(net.clone_net(), "bf16".into(), opts(Precision::Bf16));
+            NetEvaluator::with_options(net.clone_net(), "bf16".into(), opts(Precision::Bf16, 0));
         assert_eq!(bf16.precision(), Precision::Bf16);
         let (a, b) = (evaluate(&*f32, &pos), evaluate(&*bf16, &pos));
         let diffs = || a.priors.iter().zip(&b.priors).map(|(x, y)| (x - y).abs());
@@ -215,22 +219,9 @@ fn the_cache_returns_what_the_net_computed_and_counts_hits() {
         7,
     );
     let pos = positions(&v, 12);
-    let plain = NetEvaluator::with_options(
-        net.clone_net(),
-        "plain".into(),
-        InferenceOptions {
-            precision: Precision::F32,
-            cache_entries: 0,
-        },
-    );
-    let cached = NetEvaluator::with_options(
-        net,
-        "cached".into(),
-        InferenceOptions {
-            precision: Precision::F32,
-            cache_entries: 1024,
-        },
-    );
+    let plain =
+        NetEvaluator::with_options(net.clone_net(), "plain".into(), opts(Precision::F32, 0));
+    let cached = NetEvaluator::with_options(net, "cached".into(), opts(Precision::F32, 1024));
     assert_eq!(plain.cache_hit_rate(), None);
     let want = evaluate(&*plain, &pos);
     // First the even positions (all misses), then all twelve: the even ones are hits, the odd

@@ -436,12 +436,15 @@ fn time_median(reps: usize, mut f: impl FnMut()) -> f64 {
     )
 }
 
-/// Raw inference positions/s of `net` at batch `b`: one forward on a random input, outputs
-/// copied back to the host (as the evaluator must).
+/// Raw inference positions/s of `forward` at batch `b` of `net`'s input shape: one forward on
+/// a random input, outputs copied back to the host (as the evaluator must).
 fn raw_forward(
     net: &varzero_eval_net::Net,
     b: usize,
     device: varzero_eval_net::tch::Device,
+    forward: impl Fn(
+        &varzero_eval_net::tch::Tensor,
+    ) -> (varzero_eval_net::tch::Tensor, varzero_eval_net::tch::Tensor),
 ) -> f64 {
     use varzero_eval_net::tch::{Kind, Tensor};
     let e = &net.enc;
@@ -452,7 +455,7 @@ fn raw_forward(
     // Enough repetitions for about a second of work at the reference speeds.
     let reps = (2000 / b).clamp(5, 200);
     let s = time_median(reps, || {
-        let (p, v) = net.infer(&x);
+        let (p, v) = forward(&x);
         let _ = p.to_device(varzero_eval_net::tch::Device::Cpu);
         let _ = v.to_device(varzero_eval_net::tch::Device::Cpu);
     });
@@ -514,28 +517,6 @@ fn selfplay_row(
     Ok(())
 }
 
-/// Positions/s of the folded inference form at batch `b`, as [`raw_forward`] measures.
-fn raw_folded(
-    net: &varzero_eval_net::Net,
-    folded: &varzero_eval_net::Folded,
-    b: usize,
-    device: varzero_eval_net::tch::Device,
-) -> f64 {
-    use varzero_eval_net::tch::{Kind, Tensor};
-    let e = &net.enc;
-    let x = Tensor::randn(
-        [b as i64, e.planes as i64, e.ranks as i64, e.files as i64],
-        (Kind::Float, device),
-    );
-    let reps = (2000 / b).clamp(5, 200);
-    let s = time_median(reps, || {
-        let (p, v) = folded.forward(&x);
-        let _ = p.to_device(varzero_eval_net::tch::Device::Cpu);
-        let _ = v.to_device(varzero_eval_net::tch::Device::Cpu);
-    });
-    b as f64 / s
-}
-
 fn bench_net(
     variant: &str,
     device: &str,
@@ -577,9 +558,9 @@ fn bench_net(
     let folded32 = varzero_eval_net::Folded::new(&net.model, varzero_eval_net::Precision::F32);
     let folded16 = varzero_eval_net::Folded::new(&net.model, varzero_eval_net::Precision::Bf16);
     for b in [1usize, 8, 32, 128] {
-        let r = raw_forward(&net, b, dev);
-        let f = raw_folded(&net, &folded32, b, dev);
-        let h = raw_folded(&net, &folded16, b, dev);
+        let r = raw_forward(&net, b, dev, |x| net.infer(x));
+        let f = raw_forward(&net, b, dev, |x| folded32.forward(x));
+        let h = raw_forward(&net, b, dev, |x| folded16.forward(x));
         println!(
             "{b:>6} {r:>12.0} {f:>12.0} {h:>12.0} {:>9.2}x {:>9.2}x",
             f / r,

@@ -196,13 +196,7 @@ fn run_page(
              material priors) and with the run's search, and against generation 0's player. \
              Elo intervals are 95%, from game pairs (the last row's from games).",
         );
-        let e = |x: f64| {
-            if x.is_infinite() {
-                if x > 0.0 { "+inf" } else { "-inf" }.to_string()
-            } else {
-                format!("{x:+.0}")
-            }
-        };
+        let e = crate::run_dir::SummaryMatch::elo_text;
         let rows: Vec<Vec<String>> = rows
             .iter()
             .map(|r| {
