@@ -34,7 +34,7 @@ pub use records::{
 };
 pub use shard::{
     check_unique, commit_shard, list_shards, read_game_ids, read_games, read_positions,
-    repair_duplicates, scan_games, scan_positions_window, scan_positions_window_dirs, write_shard,
-    Commit, Committed, Repair, ShardInfo, SkippedShard,
+    repair_duplicates, scan_games, scan_positions_window, scan_positions_window_dirs,
+    scan_positions_window_sources, write_shard, Commit, Committed, Repair, ShardInfo, SkippedShard,
 };
 pub use table::{Row, TableError};

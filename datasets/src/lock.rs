@@ -69,7 +69,11 @@ impl DirLock {
 
     fn take(dir: &Path, mode: LockMode, wait: bool) -> Result<DirLock> {
         let path = lock_path(dir, LOCK_FILE)?;
-        let key = fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        // The directory exists (lock_path made it) while the file may not yet: canonicalising
+        // the file would key a relative path one way before its first open and another after.
+        let key = fs::canonicalize(dir)
+            .map(|d| d.join(LOCK_FILE))
+            .unwrap_or_else(|_| path.clone());
         // The registry is only looked at here and written below, never held while blocking
         // on a lock another thread or process holds.
         let held_now = {
@@ -194,6 +198,23 @@ mod tests {
             f.try_lock_shared().unwrap();
         }
         f
+    }
+
+    /// A relative directory whose lock file does not exist yet, taken twice by this process
+    /// (the pipeline, then its self-play stage): the same lock, not a conflict with itself.
+    #[test]
+    fn a_relative_directory_is_the_same_lock_before_and_after_its_file_exists() {
+        let t = tempfile::tempdir_in(".").unwrap();
+        let cwd = std::env::current_dir().unwrap();
+        let abs = fs::canonicalize(t.path()).unwrap();
+        let rel = abs
+            .strip_prefix(fs::canonicalize(&cwd).unwrap())
+            .unwrap()
+            .join("gen-000");
+        assert!(rel.is_relative() && !rel.join(LOCK_FILE).exists());
+        let _a = DirLock::acquire(&rel, LockMode::Exclusive).unwrap();
+        let _b = DirLock::acquire(&rel, LockMode::Exclusive).unwrap();
+        let _c = DirLock::acquire(&abs.join("gen-000"), LockMode::Shared).unwrap();
     }
 
     #[test]

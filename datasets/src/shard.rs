@@ -530,12 +530,23 @@ pub fn scan_positions_window_dirs(
     dirs: &[PathBuf],
     n: usize,
 ) -> Result<(Option<LazyFrame>, Vec<SkippedShard>)> {
+    let (lf, _, skipped) = scan_positions_window_sources(dirs, n)?;
+    Ok((lf, skipped))
+}
+
+/// As `scan_positions_window_dirs`, with the rows of the frame each directory holds (one count
+/// per directory, in order): the frame's rows are the directories' in that order, so row `r`
+/// comes from the directory whose running count first exceeds `r`.
+pub fn scan_positions_window_sources(
+    dirs: &[PathBuf],
+    n: usize,
+) -> Result<(Option<LazyFrame>, Vec<usize>, Vec<SkippedShard>)> {
     let mut shards = Vec::new();
     let mut skipped = Vec::new();
-    for d in dirs {
+    for (i, d) in dirs.iter().enumerate() {
         check_unique(d)?;
         let (s, k) = list_shards(d)?;
-        shards.extend(s);
+        shards.extend(s.into_iter().map(|s| (i, s)));
         skipped.extend(k);
     }
     let dir = dirs
@@ -544,20 +555,34 @@ pub fn scan_positions_window_dirs(
         .unwrap_or_default();
     let mut chosen = Vec::new();
     let mut rows = 0;
-    for s in shards.iter().rev() {
+    for (i, s) in shards.iter().rev() {
         if rows >= n {
             break;
         }
         rows += s.positions;
-        chosen.push(s.path.join("positions.parquet"));
+        chosen.push((*i, s));
     }
+    let mut per_dir = vec![0usize; dirs.len()];
     if chosen.is_empty() {
-        return Ok((None, skipped));
+        return Ok((None, per_dir, skipped));
     }
     chosen.reverse();
-    let lf = scan(chosen).map_err(|e| Error::polars(&dir, e))?;
+    // The slice drops the oldest rows, which are the first directories' first.
     let skip = rows.saturating_sub(n);
-    Ok((Some(lf.slice(skip as i64, n as IdxSize)), skipped))
+    let mut left = skip;
+    for (i, s) in &chosen {
+        let dropped = left.min(s.positions);
+        left -= dropped;
+        per_dir[*i] += s.positions - dropped;
+    }
+    let lf = scan(
+        chosen
+            .iter()
+            .map(|(_, s)| s.path.join("positions.parquet"))
+            .collect(),
+    )
+    .map_err(|e| Error::polars(&dir, e))?;
+    Ok((Some(lf.slice(skip as i64, n as IdxSize)), per_dir, skipped))
 }
 
 /// All games of `dir` as a lazy frame.

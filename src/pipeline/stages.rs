@@ -164,6 +164,8 @@ pub fn train_generation(
     if let (1, Some(w)) = (next, cfg.gen1_window) {
         train.window = w;
     }
+    train.selfplay_share =
+        varzero_trainer::selfplay_share_at(train.selfplay_share, train.teacher_decay, next);
     let bar = crate::progress::progress_bar(quiet, train.steps, "steps");
     let t = Instant::now();
     let cpu = cpu_seconds();

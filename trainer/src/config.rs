@@ -39,6 +39,13 @@ pub struct TrainConfig {
     /// (`Variant::mirror_symmetric`: the Xiangqi family); elsewhere it is ignored, and the
     /// training summary says so.
     pub mirror: bool,
+    /// Share of each batch drawn from the self-play generations (every data directory after the
+    /// first); the rest comes from the first (generation 0: a teacher's games, or material
+    /// self-play). 0: every window position equally likely (the window's own mix).
+    pub selfplay_share: f64,
+    /// The pipeline multiplies generation 0's share, `1 - selfplay_share`, by this for each
+    /// generation after net 2 (1: a fixed share). `varzero train` ignores it.
+    pub teacher_decay: f64,
     pub arch: Arch,
 }
 
@@ -84,6 +91,12 @@ impl TrainConfig {
             "between 0 and 1",
             self.value_target_mix,
         );
+        for (k, x) in [
+            ("train.selfplay_share", self.selfplay_share),
+            ("train.teacher_decay", self.teacher_decay),
+        ] {
+            p.check((0.0..=1.0).contains(&x), k, "between 0 and 1", x);
+        }
         p.check(
             self.checkpoint_every >= 1,
             "train.checkpoint_every",
@@ -116,6 +129,8 @@ impl Default for TrainConfig {
             seed: 1,
             checkpoint_every: 100,
             mirror: false,
+            selfplay_share: 0.0,
+            teacher_decay: 1.0,
             arch: Arch::default(),
         }
     }

@@ -17,6 +17,8 @@ pub struct Sample {
     pub policy: Vec<(u32, f32)>,
     pub legal: Vec<u32>,
     pub wdl: [f32; 3],
+    /// Index of the data directory the position came from (0: the first, e.g. generation 0).
+    pub source: u32,
 }
 
 pub struct Samples {
@@ -99,18 +101,30 @@ pub fn load_window(
     n: usize,
     mix: f32,
 ) -> Result<(Samples, Vec<SkippedShard>)> {
-    let (lf, skipped) = varzero_datasets::scan_positions_window_dirs(dirs, n)?;
+    let (lf, per_dir, skipped) = varzero_datasets::scan_positions_window_sources(dirs, n)?;
     let enc = Encoding::new(variant);
     let mut items = Vec::new();
     let rules_hash = format!("{:016x}", variant.rules_hash);
     if let Some(lf) = lf {
         let df = lf.collect().map_err(other)?;
-        let mut records = varzero_datasets::positions_from_frame(&df).map_err(other)?;
+        let records = varzero_datasets::positions_from_frame(&df).map_err(other)?;
+        let sources = per_dir
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &rows)| std::iter::repeat_n(i as u32, rows));
+        if per_dir.iter().sum::<usize>() != records.len() {
+            return Err(other(format!(
+                "the window's shards list {} positions but hold {}",
+                per_dir.iter().sum::<usize>(),
+                records.len()
+            )));
+        }
+        let mut records: Vec<_> = records.into_iter().zip(sources).collect();
         // Workers finish games in any order, so shards hold them in any order; sorting makes
         // the samples (and so a seeded training run) depend only on the games. The sort is
         // stable: equal keys from different directories keep the directories' order.
-        records.sort_by_key(|r| (r.game_id, r.ply));
-        for r in records {
+        records.sort_by_key(|(r, _)| (r.game_id, r.ply));
+        for (r, source) in records {
             if r.rules_hash != rules_hash {
                 continue;
             }
@@ -141,6 +155,7 @@ pub fn load_window(
                 policy,
                 legal,
                 wdl: std::array::from_fn(|i| (1.0 - mix) * r.result_wdl[i] + mix * r.root_wdl[i]),
+                source,
             });
         }
     }

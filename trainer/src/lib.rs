@@ -6,7 +6,7 @@
 //!
 //! Layout: `train` holds the loop ([`train()`]) and the bench of its step alone
 //! ([`raw_loop_samples_per_s`]); `config` the `[train]` settings and their check; `data` the
-//! window of samples and their batches; `loss` a batch's losses and accuracies; `optim` the
+//! window of samples and their batches; `mix` which of them a batch draws; `loss` a batch's losses and accuracies; `optim` the
 //! learning-rate schedule and the optimizer; `checkpoint` saving and resuming; `log` the CSV of
 //! steps and `plot` its curves (and the pipeline's Elo curves); `error` the error type. The public API is re-exported here.
 #![forbid(unsafe_code)]
@@ -17,6 +17,7 @@ mod data;
 mod error;
 mod log;
 mod loss;
+mod mix;
 mod optim;
 mod plot;
 mod train;
@@ -26,6 +27,7 @@ pub use data::{load_window, Sample, Samples};
 pub use error::{Error, Result};
 pub use log::{read_log, StepLog};
 pub use loss::batch_losses;
+pub use mix::{selfplay_share_at, BatchMix};
 pub use optim::lr_at;
 pub use plot::{elo_charts, elo_curves, training_charts, EloPoint};
 pub use train::{raw_loop_samples_per_s, train, TrainSummary};

@@ -9,6 +9,7 @@ use crate::data::load_window;
 use crate::error::{at, Error, Result};
 use crate::log::{read_log, write_log, StepLog};
 use crate::loss::batch_losses;
+use crate::mix::BatchMix;
 use crate::optim::{lr_at, Optim};
 use crate::plot;
 use std::io::Write;
@@ -97,6 +98,18 @@ pub fn train(
             variant.name
         );
     }
+    let mix = BatchMix::new(&samples, cfg.selfplay_share);
+    if cfg.selfplay_share > 0.0 && !mix.mixed() {
+        eprintln!(
+            "note: train.selfplay_share is {}, but the window holds {}: every position is equally likely",
+            cfg.selfplay_share,
+            if data_dirs.len() < 2 {
+                "one data directory"
+            } else {
+                "positions of only one part (generation 0, or the later ones)"
+            }
+        );
+    }
     let checkpoint = Checkpoint::in_dir(out);
     // The seed fixes a fresh net's initialisation, so a run config reproduces its nets.
     tch::manual_seed(cfg.seed as i64);
@@ -125,9 +138,7 @@ pub fn train(
     let mut done = 0u64;
     for step in start..cfg.steps {
         let mut rng = Rng::new(Rng::derive(cfg.seed, step));
-        let idx: Vec<usize> = (0..cfg.batch_size)
-            .map(|_| rng.below(samples.len()))
-            .collect();
+        let idx = mix.draw(&mut rng, cfg.batch_size);
         // Drawn after the indices, so turning mirroring on leaves the batches' samples as
         // they were.
         let flips: Vec<bool> = if mirror {

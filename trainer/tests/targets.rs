@@ -84,6 +84,7 @@ fn a_mirrored_sample_is_the_sample_of_the_mirrored_position() {
             .map(|&m| enc.policy_index(m, stm) as u32)
             .collect(),
         wdl: [0.2, 0.5, 0.3],
+        source: 0,
     };
     // The same target written for the mirrored position, move by move: the mirrored position's
     // legal move with both squares mirrored.
@@ -112,6 +113,7 @@ fn a_mirrored_sample_is_the_sample_of_the_mirrored_position() {
             .map(|&m| enc.policy_index(m, mstm) as u32)
             .collect(),
         wdl: sample.wdl,
+        source: 0,
     };
     let samples = Samples {
         variant: Arc::clone(&v),
@@ -188,4 +190,65 @@ fn the_value_target_mixes_result_and_search_value() {
             );
         }
     }
+}
+
+/// Each window sample knows its data directory, through the window's cut (the oldest rows
+/// dropped) and the sort by game and ply (game ids repeat across directories): what the batch
+/// mix's self-play share draws on.
+#[test]
+fn window_samples_know_their_directory() {
+    use varzero_datasets::{write_shard, GameRecord, PositionRecord};
+    let v = Variant::builtin("makruk").unwrap();
+    let start = Position::start(&v);
+    let m = start.legal_moves().as_slice()[0];
+    let mut after = start.clone();
+    after.make(m);
+    let row = |ply: u32, pos: &Position| PositionRecord {
+        game_id: 0,
+        ply,
+        variant: v.name.clone(),
+        rules_hash: format!("{:016x}", v.rules_hash),
+        fen: pos.fen(),
+        policy_moves: vec![],
+        policy_probs: vec![],
+        result_wdl: [0.0, 1.0, 0.0],
+        root_wdl: [0.0, 1.0, 0.0],
+        visits: 1,
+        full_search: false,
+        evaluator: "t".into(),
+    };
+    let game = |plies: u32| GameRecord {
+        game_id: 0,
+        variant: v.name.clone(),
+        rules_hash: format!("{:016x}", v.rules_hash),
+        result: "1/2-1/2".into(),
+        termination: "adjudicated".into(),
+        plies,
+        seed: 0,
+        evaluator: "t".into(),
+        search: "{}".into(),
+        start_fen: v.start_fen.clone(),
+        moves: String::new(),
+    };
+    // Generation 0: three positions (the start position); generation 1: two (after a move).
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let rows_a: Vec<_> = (0..3).map(|p| row(p, &start)).collect();
+    let rows_b: Vec<_> = (0..2).map(|p| row(p, &after)).collect();
+    write_shard(a.path(), 0, "t", &rows_a, &[game(3)]).unwrap();
+    write_shard(b.path(), 0, "t", &rows_b, &[game(2)]).unwrap();
+    let dirs = [a.path().to_path_buf(), b.path().to_path_buf()];
+    // A window of 4 drops generation 0's oldest position: 2 of each are left.
+    let (s, _) = varzero_trainer::load_window(&v, &dirs, 4, 0.0).unwrap();
+    assert_eq!(s.len(), 4);
+    for it in &s.items {
+        let want = if it.fen == start.fen() { 0 } else { 1 };
+        assert_eq!(it.source, want, "{}", it.fen);
+    }
+    assert_eq!(s.items.iter().filter(|i| i.source == 0).count(), 2);
+    // A share of 1/2 then draws 2 of every 4 from generation 1.
+    let mix = varzero_trainer::BatchMix::new(&s, 0.5);
+    assert!(mix.mixed());
+    let mut rng = varzero_stats::Rng::new(1);
+    let idx = mix.draw(&mut rng, 4);
+    assert_eq!(idx.iter().filter(|&&i| s.items[i].source == 1).count(), 2);
 }
