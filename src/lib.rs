@@ -14,6 +14,7 @@ pub mod progress;
 pub mod report;
 pub mod run_config;
 pub mod run_dir;
+pub mod shipped;
 pub mod sizes;
 #[allow(unsafe_code)] // getrusage
 pub mod usage;

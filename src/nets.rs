@@ -1,5 +1,6 @@
 //! Evaluators by name for players and the pipeline: `net:FILE` loads a trained net (checked
-//! against the variant), anything else goes to the built-in evaluators.
+//! against the variant), `net:shipped` / `net:NAME` / `auto` one of the repository's shipped
+//! nets (`shipped`), anything else goes to the built-in evaluators.
 
 use anyhow::Result;
 use std::collections::HashMap;
@@ -28,6 +29,13 @@ impl EvaluatorResolver for NetResolver {
         name: &str,
         variant: &Arc<Variant>,
     ) -> Result<Option<Arc<dyn Evaluator>>, ResolveError> {
+        if name == "auto" {
+            // The variant's shipped net where one fits its rules, else the material player.
+            return match crate::shipped::auto(variant) {
+                Some(s) => self.resolve(&format!("net:{}", s.path.display()), variant),
+                None => BuiltinEvaluators.resolve("material", variant),
+            };
+        }
         let Some(file) = name.strip_prefix("net:") else {
             return BuiltinEvaluators.resolve(name, variant);
         };
@@ -52,7 +60,15 @@ impl EvaluatorResolver for NetResolver {
         if let Some(ev) = self.cache.lock().unwrap().get(&key) {
             return Ok(Some(ev.clone()));
         }
-        let ev = net_evaluator_with(std::path::Path::new(file), variant, &self.device, precision)
+        // `net:shipped` or `net:NAME`: a net of the repository's nets/ folder, by its card.
+        let path = if crate::shipped::is_name(file) {
+            crate::shipped::find(file, variant)
+                .map_err(|e| ResolveError(crate::one_line(&e)))?
+                .path
+        } else {
+            std::path::PathBuf::from(file)
+        };
+        let ev = net_evaluator_with(&path, variant, &self.device, precision)
             .map_err(|e| ResolveError(crate::one_line(&e)))?;
         self.cache.lock().unwrap().insert(key, ev.clone());
         Ok(Some(ev))
@@ -60,6 +76,8 @@ impl EvaluatorResolver for NetResolver {
     fn known(&self) -> Vec<String> {
         let mut k = BuiltinEvaluators.known();
         k.push("net:FILE.safetensors[#f32|#bf16]".into());
+        k.push("net:shipped (the variant's shipped net), net:NAME (nets/NAME.toml)".into());
+        k.push("auto (the shipped net, else material)".into());
         k
     }
 }

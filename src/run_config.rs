@@ -45,8 +45,10 @@ impl VariantArg {
 /// the search settings.
 #[derive(Args)]
 pub struct EngineArgs {
-    /// The evaluator: `material`, `uniform`, or `net:FILE.safetensors`.
-    #[arg(long, default_value = "material")]
+    /// The evaluator: `auto` (the variant's shipped net in nets/, else `material`),
+    /// `net:shipped`, `net:NAME` (a shipped net), `net:FILE.safetensors`, `material` or
+    /// `uniform`. Without `--config`, a shipped net searches as its card says (docs/nets.md).
+    #[arg(long, default_value = "auto")]
     pub evaluator: String,
     /// Device of a `net:` evaluator: `cpu` or `cuda[:N]`.
     #[arg(long, default_value = "cpu")]
@@ -66,8 +68,13 @@ impl EngineArgs {
         Arc<dyn varzero_search::EvaluatorResolver>,
         varzero_search::SearchConfig,
     )> {
-        let search = load_run_config(&self.config)?.search;
+        let mut search = load_run_config(&self.config)?.search;
         let resolver = crate::nets::evaluators(&self.device);
+        if self.config.is_none() {
+            if let Some(s) = self.shipped(v)? {
+                search = s.card.search;
+            }
+        }
         if resolver
             .resolve(&self.evaluator, v)
             .map_err(anyhow::Error::msg)?
@@ -80,6 +87,23 @@ impl EngineArgs {
             );
         }
         Ok((resolver, search))
+    }
+
+    /// The shipped net the evaluator names for `v`, if it names one (`auto` finds none where
+    /// the variant has none).
+    pub fn shipped(&self, v: &Arc<Variant>) -> Result<Option<crate::shipped::ShippedNet>> {
+        let name = self
+            .evaluator
+            .strip_prefix("net:")
+            .unwrap_or(&self.evaluator);
+        let name = name.split('#').next().unwrap_or(name);
+        if self.evaluator == "auto" {
+            return Ok(crate::shipped::auto(v));
+        }
+        if self.evaluator.starts_with("net:") && crate::shipped::is_name(name) {
+            return Ok(Some(crate::shipped::find(name, v)?));
+        }
+        Ok(None)
     }
 }
 

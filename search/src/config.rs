@@ -25,6 +25,10 @@ pub struct SearchConfig {
     /// `cheap_playouts`, without noise, and not used as a policy target. 0 disables it.
     pub cheap_fraction: f32,
     pub cheap_playouts: u32,
+    /// KataGo's forced playouts and policy-target pruning, for self-play's full searches with
+    /// the PUCT root: each root move gets at least sqrt(k * prior * visits) visits, and the
+    /// policy target takes back those that PUCT would not have given. k (KataGo: 2); 0: off.
+    pub forced_playouts: f32,
     /// Keep the subtree of the chosen move for the next search.
     pub tree_reuse: bool,
     /// Leaves gathered per game per evaluator call (virtual loss keeps them apart).
@@ -83,6 +87,7 @@ impl Default for SearchConfig {
             temperature_plies: 20,
             cheap_fraction: 0.0,
             cheap_playouts: 50,
+            forced_playouts: 0.0,
             tree_reuse: true,
             leaves_per_game: 4,
             virtual_loss: 1.0,
@@ -131,6 +136,12 @@ impl SearchConfig {
         ] {
             p.check((0.0..=1.0).contains(&x), &k(name), "between 0 and 1", x);
         }
+        p.check(
+            self.forced_playouts.is_finite() && self.forced_playouts >= 0.0,
+            &k("forced_playouts"),
+            "a number at least 0",
+            self.forced_playouts,
+        );
         p.check(
             self.temperature.is_finite() && self.temperature >= 0.0,
             &k("temperature"),

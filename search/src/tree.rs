@@ -110,6 +110,11 @@ pub struct Tree {
     /// The root moves the search may choose (UCI's `go searchmoves`); empty, or none of them a
     /// root move: all. It holds for the root alone, so `reset` and `advance` clear it.
     pub root_filter: Vec<Move>,
+    /// KataGo's forced playouts at the root: each root move with prior P gets at least
+    /// sqrt(k * P * root visits) visits before PUCT chooses freely (0: off). Self-play's full
+    /// searches set it, so noise-boosted moves are really looked at; their extra visits are
+    /// pruned from the policy target again ([`Tree::pruned_root_visits`]).
+    pub forced_k: f32,
     spare_nodes: Vec<Node>,
     spare_edges: Vec<Edge>,
     stack: Vec<(u32, u32)>,
@@ -283,6 +288,11 @@ impl Tree {
         let mut best = n.first_edge as usize;
         let mut best_score = f32::NEG_INFINITY;
         let filtered = node == self.root && self.root_filtered();
+        if node == self.root && self.forced_k > 0.0 {
+            if let Some(i) = self.forced_edge(node, filtered) {
+                return i;
+            }
+        }
         for i in n.first_edge as usize..(n.first_edge + n.n_edges) as usize {
             let e = &self.edges[i];
             if !self.allowed(node, filtered, e) {
@@ -318,6 +328,72 @@ impl Tree {
             }
         }
         best
+    }
+
+    /// The first visited root edge still short of its forced playouts, if any. As in KataGo,
+    /// only a move already visited is forced (an unvisited one waits for PUCT), and the total
+    /// is the children's visits (the root's own evaluation aside).
+    fn forced_edge(&self, node: u32, filtered: bool) -> Option<usize> {
+        let n = &self.nodes[node as usize];
+        let total = n.visits.saturating_sub(1) as f32;
+        (n.first_edge as usize..(n.first_edge + n.n_edges) as usize).find(|&i| {
+            let e = &self.edges[i];
+            if e.child == NONE || !self.allowed(node, filtered, e) {
+                return false;
+            }
+            let c = &self.nodes[e.child as usize];
+            // A proved loss is never forced again.
+            c.visits > 0
+                && !matches!(c.proof, Proof::Loss(_))
+                && ((c.visits + c.vloss) as f32) < (self.forced_k * e.prior * total).sqrt()
+        })
+    }
+
+    /// The root's visits as a policy target after KataGo's policy-target pruning: each move but
+    /// the most visited one loses up to its forced playouts (sqrt(k * P * N), `k` =
+    /// `forced_k`, N the children's visits), as many as it can while its PUCT score (with
+    /// `c_puct`) stays below the most visited move's; a move left with one visit or none is
+    /// dropped. Without
+    /// forced playouts it is [`Tree::root_visits`].
+    pub fn pruned_root_visits(&self, c_puct: f32) -> Vec<(Move, u32)> {
+        let mut v: Vec<(Move, u32)> = self.root_visits().collect();
+        if self.forced_k <= 0.0 {
+            return v;
+        }
+        let total = v.iter().map(|x| x.1).sum::<u32>() as f32;
+        let sqrt_n = total.max(1.0).sqrt();
+        let edges = self.edges_of(self.root);
+        let q = |e: &Edge| {
+            let c = &self.nodes[e.child as usize];
+            (c.wdl[0] - c.wdl[2]) / c.visits.max(1) as f32
+        };
+        let Some(best) = (0..v.len()).max_by_key(|&i| v[i].1) else {
+            return v;
+        };
+        if v[best].1 == 0 {
+            return v;
+        }
+        let eb = &edges[best];
+        let best_score = q(eb) + c_puct * eb.prior * sqrt_n / (1.0 + v[best].1 as f32);
+        for (i, e) in edges.iter().enumerate() {
+            let n = v[i].1;
+            if i == best || n == 0 {
+                continue;
+            }
+            let forced = (self.forced_k * e.prior * total).sqrt();
+            let gap = best_score - q(e);
+            // The fewest visits at which this move's PUCT score stays below the best's:
+            // c_puct * P * sqrt(N) / (1 + n') <= gap.
+            let least = if gap > 0.0 {
+                (c_puct * e.prior * sqrt_n / gap - 1.0).ceil().max(0.0)
+            } else {
+                n as f32
+            };
+            // Never more than the forced playouts are taken back.
+            let kept = (n as f32 - forced).ceil().max(least).min(n as f32);
+            v[i].1 = if kept <= 1.0 { 0 } else { kept as u32 };
+        }
+        v
     }
 
     /// After the last node of `path` was proved: the proofs of the nodes above it, as far as
@@ -754,5 +830,77 @@ impl Tree {
             self.nodes.shrink_to_fit();
             self.edges.shrink_to_fit();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A root with three visited moves, built by hand: priors 0.5, 0.3, 0.2; visits 20, 8, 2;
+    /// values (win - loss per visit, the root mover's view) 0.4, 0.25, -1.
+    fn hand_tree() -> (Tree, Vec<Move>) {
+        let v = varzero_rules::Variant::builtin("makruk").unwrap();
+        let pos = Position::start(&v);
+        let moves: Vec<Move> = pos.legal_moves().as_slice()[..3].to_vec();
+        let mut t = Tree::new();
+        let children = [
+            (0.5, 20, [12.0, 4.0, 4.0]),
+            (0.3, 8, [4.0, 2.0, 2.0]),
+            (0.2, 2, [0.0, 0.0, 2.0]),
+        ];
+        t.nodes[0].state = NodeState::Expanded;
+        t.nodes[0].first_edge = 0;
+        t.nodes[0].n_edges = 3;
+        t.nodes[0].visits = 31;
+        for (i, (prior, visits, wdl)) in children.into_iter().enumerate() {
+            let mut n = Node::new();
+            n.visits = visits;
+            n.wdl = wdl;
+            n.state = NodeState::Expanded;
+            t.nodes.push(n);
+            t.edges.push(Edge {
+                mv: moves[i],
+                prior,
+                child: i as u32 + 1,
+            });
+        }
+        (t, moves)
+    }
+
+    #[test]
+    fn forced_playouts_by_hand() {
+        let (mut t, _) = hand_tree();
+        let cfg = SearchConfig {
+            c_puct: 1.5,
+            ..SearchConfig::default()
+        };
+        // PUCT alone, N = 31: 0.4 + 1.5 * 0.5 * sqrt(31) / 21 = 0.599 beats 0.25 + 0.278 and
+        // -1 + 0.557: the first move.
+        assert_eq!(t.select_edge(0, &cfg), 0);
+        // k = 2 over the children's 30 visits: the third move's 2 visits are below
+        // sqrt(2 * 0.2 * 30) = 3.46, so it is forced; the others (20 >= 5.48, 8 >= 4.24) are not.
+        t.forced_k = 2.0;
+        assert_eq!(t.select_edge(0, &cfg), 2);
+        t.nodes[3].visits = 4;
+        assert_eq!(t.select_edge(0, &cfg), 0);
+    }
+
+    #[test]
+    fn policy_target_pruning_by_hand() {
+        let (mut t, moves) = hand_tree();
+        // Off: the visits as they are.
+        let plain: Vec<u32> = t.pruned_root_visits(1.5).iter().map(|v| v.1).collect();
+        assert_eq!(plain, [20, 8, 2]);
+        t.forced_k = 2.0;
+        // N = 30, sqrt(N) = 5.4772; the best (20 visits) scores 0.4 + 1.5 * 0.5 * 5.4772 / 21
+        // = 0.5956.
+        // Second move: forced sqrt(2 * 0.3 * 30) = 4.24, so 8 - 4.24 -> 4 left at most; but its
+        // score 0.25 + 1.5 * 0.3 * 5.4772 / (1 + n') stays below 0.5956 only from
+        // n' = ceil(2.4648 / 0.3456 - 1) = 7 (at 6 it would be 0.602): 7 kept.
+        // Third move: forced 3.46 takes all of its 2; the bound is
+        // ceil(1.6432 / 1.5956 - 1) = 1, and a move left with one visit is dropped: 0.
+        let pruned = t.pruned_root_visits(1.5);
+        assert_eq!(pruned, vec![(moves[0], 20), (moves[1], 7), (moves[2], 0)]);
     }
 }

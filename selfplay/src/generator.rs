@@ -150,6 +150,11 @@ impl Generator {
         let cheap =
             self.search.cheap_fraction > 0.0 && g.rng.uniform() < self.search.cheap_fraction as f64;
         g.full = !cheap;
+        g.tree.forced_k = if g.full && self.search.gumbel().is_none() {
+            self.search.forced_playouts
+        } else {
+            0.0
+        };
         g.target = if cheap {
             self.search.cheap_playouts.max(1)
         } else {
@@ -202,11 +207,18 @@ impl Generator {
                 .filter(|(_, &p)| p >= 1e-5)
                 .map(|(v, &p)| (g.pos.uci(v.0), p))
                 .unzip(),
-            None => visits
-                .iter()
-                .filter(|v| v.1 > 0)
-                .map(|v| (g.pos.uci(v.0), v.1 as f32 / total.max(1) as f32))
-                .unzip(),
+            None => {
+                // Forced playouts' extra visits are taken back from the target (a no-op
+                // without them).
+                let c_puct = self.search.c_puct * self.evaluator.exploration();
+                let target = g.tree.pruned_root_visits(c_puct);
+                let sum: u32 = target.iter().map(|v| v.1).sum();
+                target
+                    .iter()
+                    .filter(|v| v.1 > 0)
+                    .map(|v| (g.pos.uci(v.0), v.1 as f32 / sum.max(1) as f32))
+                    .unzip()
+            }
         };
         g.records.push(PositionRecord {
             game_id: g.id,

@@ -61,6 +61,7 @@ pub fn run(a: AnalyseArgs) -> Result<()> {
         .resolve(&a.engine.evaluator, &v)
         .map_err(anyhow::Error::msg)?
         .context("checked by EngineArgs::load")?;
+    let id = ev.id();
     let ev = varzero_search::TacticalBlend::for_search(ev, &v, &search);
     let mut searcher = Searcher::new(ev, search);
     searcher.play_on = true;
@@ -75,9 +76,12 @@ pub fn run(a: AnalyseArgs) -> Result<()> {
     };
     let info = searcher.search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&as_json(&pos, &info))?);
+        let mut j = as_json(&pos, &info);
+        j["evaluator"] = id.into();
+        println!("{}", serde_json::to_string_pretty(&j)?);
     } else {
         print!("{}", table(&pos, &info));
+        println!("evaluator {id}");
     }
     Ok(())
 }
