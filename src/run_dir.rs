@@ -45,6 +45,7 @@ layout! {
     FORMAT = "format", "run.json", "the layout's version (`{\"format\": 1}`), checked on open";
     CONFIG = "config", "config.toml", "the effective run config (every --param applied); a resume must match it";
     SELFPLAY = "selfplay", "selfplay/gen-NNN", "generation NNN's self-play games: a dataset directory of Parquet shards";
+    REANALYSE = "reanalyse", "reanalyse/gen-NNN", "positions of earlier self-play searched again with net NNN (MuZero's Reanalyse; `reanalyse` in the config): fresh targets, the games' results kept";
     TRAINING = "training", "training/gen-NNN", "the trainer's output for net NNN: checkpoints, train_log.csv, train_curves.png";
     MODEL = "model", "models/gen-NNN.safetensors", "net NNN (its sidecar models/gen-NNN.json beside it)";
     TRAIN_LOG = "train_log", "logs/train-gen-NNN.csv", "net NNN's training log (step, lr, losses, accuracies, samples/s)";
@@ -100,6 +101,9 @@ impl RunDir {
     }
     pub fn selfplay(&self, gen: u32) -> PathBuf {
         self.at_gen(SELFPLAY, gen)
+    }
+    pub fn reanalyse(&self, gen: u32) -> PathBuf {
+        self.at_gen(REANALYSE, gen)
     }
     pub fn training_root(&self) -> PathBuf {
         self.root.join("training")

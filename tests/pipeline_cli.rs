@@ -27,6 +27,7 @@ generations = 2
 games_per_generation = 6
 match_games = 2
 match_playouts = 8
+reanalyse = 10
 [search]
 playouts = 12
 [selfplay]
@@ -36,6 +37,7 @@ games_per_worker = 6
 steps = 6
 batch_size = 16
 checkpoint_every = 3
+selfplay_share = 0.5
 [train.arch]
 blocks = 1
 channels = 8
@@ -90,6 +92,12 @@ channels = 8
     assert_eq!(summary[1]["opponent"], "material@8");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("what the loop learnt"), "{text}");
+    // Reanalyse: before net 2, ten positions of generation 0 searched again with net 1.
+    assert!(
+        text.contains("gen 1: reanalysed 10 positions of generations 0..0 with net 1"),
+        "{text}"
+    );
+    assert!(run.join("reanalyse/gen-001").is_dir());
     assert!(text.contains("net 2 vs net 1, raw"), "{text}");
     let again = go();
     assert!(again.status.success());

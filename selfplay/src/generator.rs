@@ -94,6 +94,14 @@ struct Game {
     /// The Gumbel root's noise, one per root move (zeros without noise).
     gumbel: Vec<f32>,
     scratch: GumbelScratch,
+    /// Reanalyse: the index of the position searched again (one search, no move played).
+    reanalyse: Option<usize>,
+}
+
+/// What a worker hands on: a finished game, or a position searched again.
+enum Done {
+    Game(FinishedGame),
+    Position(usize, PositionRecord),
 }
 
 pub struct Generator {
@@ -140,8 +148,30 @@ impl Generator {
             noised: false,
             gumbel: Vec::new(),
             scratch: GumbelScratch::default(),
+            reanalyse: None,
         };
         self.plan_move(&mut g);
+        g
+    }
+
+    /// A one-search job for position `i` of `records` (MuZero's Reanalyse): always a full
+    /// search, without forced playouts (they are for noised self-play roots).
+    fn new_position(&self, i: usize, records: &[PositionRecord]) -> Game {
+        let mut g = self.new_game(i as u64);
+        let r = &records[i];
+        match Position::from_fen(&self.variant, &r.fen) {
+            Ok(pos) => {
+                g.start_fen = r.fen.clone();
+                g.pos = pos;
+            }
+            // Checked by the caller; a position that does not parse keeps the start position
+            // and is dropped when it comes back.
+            Err(_) => g.start_fen.clear(),
+        }
+        g.full = true;
+        g.target = self.search.playouts.max(1);
+        g.tree.forced_k = 0.0;
+        g.reanalyse = Some(i);
         g
     }
 
@@ -273,7 +303,13 @@ impl Generator {
     }
 
     /// One worker: advances up to `games_per_worker` games at once until the queue is empty.
-    fn worker(&self, queue: &Mutex<Queue>, out: &mpsc::Sender<FinishedGame>) {
+    /// With `records`, the queue's ids are positions of it to search once each (Reanalyse).
+    fn worker(
+        &self,
+        queue: &Mutex<Queue>,
+        records: Option<&[PositionRecord]>,
+        out: &mpsc::Sender<Done>,
+    ) {
         let start = Instant::now();
         let mut games: Vec<Game> = Vec::new();
         let mut round = Round::default();
@@ -287,7 +323,10 @@ impl Generator {
                 let Some(id) = queue.lock().unwrap().pop() else {
                     break;
                 };
-                games.push(self.new_game(id));
+                games.push(match records {
+                    Some(r) => self.new_position(id as usize, r),
+                    None => self.new_game(id),
+                });
             }
             if games.is_empty() || self.stop.load(Ordering::Relaxed) {
                 break;
@@ -365,8 +404,8 @@ impl Generator {
                 let root = *g.tree.root();
                 if root.state == NodeState::Terminal {
                     let g = games.swap_remove(i);
-                    let fin = self.finish(g);
-                    if out.send(fin).is_err() {
+                    // A finished position has nothing to search again: it is dropped.
+                    if g.reanalyse.is_none() && out.send(Done::Game(self.finish(g))).is_err() {
                         return;
                     }
                     continue;
@@ -374,6 +413,14 @@ impl Generator {
                 if root.state == NodeState::Expanded && root.visits >= g.target {
                     self.play_move(g);
                     self.stats.positions.fetch_add(1, Ordering::Relaxed);
+                    if let Some(k) = g.reanalyse {
+                        let mut g = games.swap_remove(i);
+                        let r = g.records.pop().expect("play_move records the position");
+                        if out.send(Done::Position(k, r)).is_err() {
+                            return;
+                        }
+                        continue;
+                    }
                 }
                 i += 1;
             }
@@ -435,12 +482,12 @@ impl Generator {
         };
         let tag = writer_tag(self.run.seed);
         let queue = Mutex::new(queue);
-        let (tx, rx) = mpsc::channel::<FinishedGame>();
+        let (tx, rx) = mpsc::channel::<Done>();
         let result: varzero_datasets::Result<()> = std::thread::scope(|s| {
             for _ in 0..self.run.threads.max(1) {
                 let tx = tx.clone();
                 let queue = &queue;
-                s.spawn(move || self.worker(queue, &tx));
+                s.spawn(move || self.worker(queue, None, &tx));
             }
             drop(tx);
             let mut buf_pos: Vec<PositionRecord> = Vec::new();
@@ -470,6 +517,9 @@ impl Generator {
                 Ok(())
             };
             for fin in rx {
+                let Done::Game(fin) = fin else {
+                    continue;
+                };
                 self.stats.games.fetch_add(1, Ordering::Relaxed);
                 self.stats
                     .plies
@@ -518,9 +568,54 @@ pub fn play_game(gen: &Generator, id: u64) -> FinishedGame {
         skip: HashSet::new(),
     });
     let (tx, rx) = mpsc::channel();
-    gen.worker(&queue, &tx);
+    gen.worker(&queue, None, &tx);
     drop(tx);
-    rx.recv().expect("one finished game")
+    match rx.recv().expect("one finished game") {
+        Done::Game(g) => g,
+        Done::Position(..) => unreachable!("no positions were given"),
+    }
+}
+
+impl Generator {
+    /// MuZero's Reanalyse: each position of `records` searched again with this generator's
+    /// evaluator and search (always a full search; noise as `run.noise` says), returned in the
+    /// same order with fresh targets: the policy target that self-play would record there
+    /// (visits, pruned, or Gumbel's completed-Q policy), the root value and the visits. The
+    /// game, ply and result of each record are kept; its evaluator reads `reanalyse:ID`. A
+    /// position that does not parse, or that is over, is left out.
+    pub fn reanalyse(&self, records: &[PositionRecord]) -> Vec<PositionRecord> {
+        let queue = Mutex::new(Queue {
+            next: 0,
+            end: records.len() as u64,
+            skip: HashSet::new(),
+        });
+        let (tx, rx) = mpsc::channel::<Done>();
+        let mut out: Vec<Option<PositionRecord>> = vec![None; records.len()];
+        std::thread::scope(|s| {
+            for _ in 0..self.run.threads.max(1) {
+                let tx = tx.clone();
+                let queue = &queue;
+                s.spawn(move || self.worker(queue, Some(records), &tx));
+            }
+            drop(tx);
+            for d in rx {
+                if let Done::Position(k, fresh) = d {
+                    let old = &records[k];
+                    if old.fen != fresh.fen {
+                        continue;
+                    }
+                    out[k] = Some(PositionRecord {
+                        game_id: old.game_id,
+                        ply: old.ply,
+                        result_wdl: old.result_wdl,
+                        evaluator: format!("reanalyse:{}", fresh.evaluator),
+                        ..fresh
+                    });
+                }
+            }
+        });
+        out.into_iter().flatten().collect()
+    }
 }
 
 #[cfg(test)]

@@ -81,6 +81,11 @@ pub struct PipelineConfig {
     /// The CPU time of a stage then includes the rating's share (logs/stages.csv).
     #[serde(default)]
     pub overlap: bool,
+    /// MuZero's Reanalyse: before net g + 1 is trained, this many positions of the self-play
+    /// generations before g (not a teacher's generation 0) are searched again with net g, as
+    /// self-play searches, into `reanalyse/gen-g`, and trained on beside the originals (0: off).
+    #[serde(default)]
+    pub reanalyse: usize,
     #[serde(default)]
     pub search: SearchConfig,
     #[serde(default)]

@@ -139,6 +139,102 @@ pub fn selfplay_games(
     Ok(())
 }
 
+/// Reanalyse (MuZero) for net `gen` (the file `net`): `cfg.reanalyse` positions drawn from
+/// the self-play generations before `gen` (a teacher's generation 0 aside, its targets are the
+/// teacher's), searched again with that net as self-play searches (no noise), written as one
+/// shard to `reanalyse/gen-NNN`. Done once: a directory that holds its shard is kept.
+pub fn reanalyse_generation(
+    run: &RunDir,
+    cfg: &PipelineConfig,
+    v: &Arc<Variant>,
+    gen: u32,
+    net: &std::path::Path,
+    quiet: bool,
+) -> Result<()> {
+    let dir = run.reanalyse(gen);
+    let first = if cfg.gen0.is_some() { 1 } else { 0 };
+    if cfg.reanalyse == 0 || gen <= first {
+        return Ok(());
+    }
+    let (done, _) = varzero_datasets::list_shards(&dir).unwrap_or_default();
+    if !done.is_empty() {
+        return Ok(());
+    }
+    let from: Vec<PathBuf> = (first..gen).map(|g| run.selfplay(g)).collect();
+    let (lf, _) = varzero_datasets::scan_positions_window_dirs(&from, usize::MAX)?;
+    let Some(lf) = lf else {
+        return Ok(());
+    };
+    let df = lf.collect()?;
+    let mut all = varzero_datasets::positions_from_frame(&df)?;
+    // Sorted as the trainer sorts, so the draw depends only on the games.
+    all.sort_by_key(|r| (r.game_id, r.ply));
+    let n = cfg.reanalyse.min(all.len());
+    let mut rng = varzero_stats::Rng::new(varzero_stats::Rng::derive(
+        cfg.selfplay.seed ^ 0x5245_414e,
+        gen as u64,
+    ));
+    // A partial Fisher-Yates shuffle: the first n are a uniform draw without replacement.
+    for i in 0..n {
+        let j = i + rng.below(all.len() - i);
+        all.swap(i, j);
+    }
+    all.truncate(n);
+    let t = Instant::now();
+    let cpu = cpu_seconds();
+    let ev = crate::nets::net_evaluator(net, v, &cfg.device)?;
+    varzero_eval_net::share_threads(cfg.selfplay.threads);
+    let run_cfg = varzero_selfplay::SelfplayConfig {
+        noise: false,
+        ..cfg.selfplay.clone()
+    };
+    let gen_ = varzero_selfplay::Generator::new(v.clone(), ev, cfg.search.clone(), run_cfg);
+    let bar = crate::progress::progress_bar(quiet, n as u64, "positions");
+    let stats = gen_.stats.clone();
+    let fresh = std::thread::scope(|s| {
+        let h = s.spawn(|| gen_.reanalyse(&all));
+        while !h.is_finished() {
+            bar.set_position(stats.positions.load(std::sync::atomic::Ordering::Relaxed));
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        h.join().expect("reanalyse does not panic")
+    });
+    bar.finish_and_clear();
+    // One game record per position, so the directory reads as any dataset: ids 0..n.
+    let mut positions = Vec::with_capacity(fresh.len());
+    let mut games = Vec::with_capacity(fresh.len());
+    for (i, r) in fresh.into_iter().enumerate() {
+        games.push(varzero_datasets::GameRecord {
+            game_id: i as u64,
+            variant: r.variant.clone(),
+            rules_hash: r.rules_hash.clone(),
+            result: "*".into(),
+            termination: "reanalysed".into(),
+            plies: 1,
+            seed: 0,
+            evaluator: r.evaluator.clone(),
+            search: serde_json::to_string(&cfg.search).unwrap_or_default(),
+            start_fen: r.fen.clone(),
+            moves: String::new(),
+        });
+        positions.push(varzero_datasets::PositionRecord {
+            game_id: i as u64,
+            ..r
+        });
+    }
+    let rules = varzero_datasets::DatasetRules::new(&v.name, v.rules_hash);
+    varzero_datasets::claim(&dir, &rules)?;
+    varzero_datasets::write_shard(&dir, 0, "reanalyse", &positions, &games)?;
+    run.add_cpu(&CpuKey::train(gen + 1), cpu_seconds() - cpu)?;
+    println!(
+        "gen {gen}: reanalysed {} positions of generations {first}..{} with net {gen} in {:.0} s",
+        positions.len(),
+        gen - 1,
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
 /// Stage 2: the net of generation `next`, trained on the window of generations `0..next`
 /// (resuming from its checkpoint; nothing to do when its model is there).
 pub fn train_generation(
@@ -153,7 +249,12 @@ pub fn train_generation(
         return Ok(());
     }
     let net = selfplay_net(run, next - 1)?;
-    let data: Vec<PathBuf> = (0..next).map(|g| run.selfplay(g)).collect();
+    if let Some(n) = &net {
+        reanalyse_generation(run, cfg, v, next - 1, n, quiet)?;
+    }
+    let mut data: Vec<PathBuf> = (0..next).map(|g| run.selfplay(g)).collect();
+    // Reanalysed positions count as self-play (after generation 0) in the batch mix.
+    data.extend((1..next).map(|g| run.reanalyse(g)).filter(|d| d.exists()));
     let out = run.training(next);
     let usage = Usage::start();
     varzero_eval_net::share_threads(1);
