@@ -96,6 +96,7 @@ pub fn play(
             verify_endings: true,
             sprt: None,
             done: done.clone(),
+            time_control: None,
         },
         pa,
         pb,

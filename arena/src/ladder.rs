@@ -390,6 +390,7 @@ impl Ladder {
                     verify_endings: false,
                     sprt: None,
                     done: done.clone(),
+                    time_control: None,
                 },
                 first.clone(),
                 second.clone(),

@@ -43,6 +43,9 @@ pub struct MatchConfig {
     /// Games already played (a resumed match): their indices and A's scores. They count in
     /// the totals and are not played again.
     pub done: Vec<(u64, GameScore)>,
+    /// The clock of every game (None: players move by their own budgets). A player whose move
+    /// comes after its time ran out loses the game (`time-forfeit`).
+    pub time_control: Option<crate::clock::TimeControl>,
 }
 
 /// Which player failed, and how.
@@ -78,6 +81,11 @@ pub struct MatchGame {
     /// Engines that score the final position otherwise than our rules (with
     /// [`MatchConfig::verify_endings`]): "NAME: draw, our rules: loss for the side to move".
     pub disagreements: Vec<String>,
+    /// Under a clock: each move's time and the mover's clock after it (the last entry of a
+    /// game lost on time is the move that came too late).
+    pub clock: Vec<crate::clock::MoveTime>,
+    /// The time control (`tc=10+0.1`), if the match had one.
+    pub time_control: Option<String>,
 }
 
 /// The running totals (from A's view).
@@ -254,6 +262,8 @@ impl Arena {
         }
         let mut ended_without_moves = false;
         let mut values = Vec::new();
+        let mut clock = self.cfg.time_control.map(crate::clock::GameClock::new);
+        let mut times = Vec::new();
         let (result, termination) = loop {
             if let Some((is_a, f)) = failure.take() {
                 let term = f.error.termination().to_string();
@@ -272,14 +282,34 @@ impl Arena {
             let mover = pos.side_to_move();
             let is_a = (mover == Color::White) == a_white;
             let slot = if is_a { &mut *a } else { &mut *b };
+            let white = mover == Color::White;
             let view = GameView {
                 variant: v,
                 start_fen: &start_fen,
                 moves: &moves,
                 pos: &pos,
                 stop: &self.stop,
+                clock: clock.as_ref().map(|c| c.view(white)),
             };
-            let answer = slot.get().and_then(|p| p.choose(&view));
+            // The clock runs from the question to the answer, a player made afresh included.
+            let asked = Instant::now();
+            let mut answer = slot.get().and_then(|p| p.choose(&view));
+            if let Some(c) = clock.as_mut() {
+                let used = asked.elapsed();
+                match c.charge(white, used) {
+                    Ok(t) => times.push(t),
+                    Err(t) => {
+                        times.push(t);
+                        // Late, whatever it answered (a timeout under a clock is this too).
+                        if answer.is_ok() || matches!(answer, Err(PlayerError::Timeout(_))) {
+                            answer = Err(PlayerError::TimeForfeit(format!(
+                                "{} ms used, {} ms over",
+                                t.used_ms, -t.left_ms
+                            )));
+                        }
+                    }
+                }
+            }
             match answer {
                 Ok(s) => match pos.parse_uci(&s) {
                     Ok(m) if legal.contains(m) => {
@@ -331,6 +361,7 @@ impl Arena {
                 moves: &moves,
                 pos: &pos,
                 stop: &self.stop,
+                clock: None,
             };
             for (name, slot) in [(&an, &mut *a), (&bn, &mut *b)] {
                 if let Some(theirs) = slot.player.as_mut().and_then(|p| p.judge_end(&view)) {
@@ -374,6 +405,8 @@ impl Arena {
             failure: failure.map(|f| f.1),
             disagreements,
             values,
+            clock: times,
+            time_control: self.cfg.time_control.map(|t| t.to_string()),
             score_a: if a_white {
                 score_white
             } else {
@@ -676,6 +709,14 @@ impl GameWriter {
         if let Some(f) = &g.failure {
             let _ = writeln!(t, "failed {} ({}): {}", f.player, f.name, f.error);
         }
+        if !g.clock.is_empty() {
+            let cells: Vec<String> = g
+                .clock
+                .iter()
+                .map(|c| format!("{}/{}", c.used_ms, c.left_ms))
+                .collect();
+            let _ = writeln!(t, "clock  {} (ms used / left, by move)", cells.join(" "));
+        }
         for d in &g.disagreements {
             let _ = writeln!(t, "disagreement {d}");
         }
@@ -689,6 +730,9 @@ impl GameWriter {
             "opening": g.opening,
             "failure": g.failure.as_ref().map(|f| format!("{} ({}): {}", f.player, f.name, f.error)),
             "disagreements": g.disagreements,
+            "time_control": g.time_control,
+            "move_ms": g.clock.iter().map(|c| c.used_ms).collect::<Vec<_>>(),
+            "clock_ms": g.clock.iter().map(|c| c.left_ms).collect::<Vec<_>>(),
         });
         if self.positions && g.failure.is_none() {
             self.positions_of(g);

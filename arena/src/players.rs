@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::uci_client::{UciEngineConfig, UciPlayerFactory};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Duration;
 use varzero_rules::{Move, Position, Variant};
 use varzero_search::{Evaluator, EvaluatorResolver, Limits, Rng, SearchConfig, Searcher};
 
@@ -28,6 +29,9 @@ pub enum PlayerError {
     /// An illegal or malformed move, or none in a position with legal moves.
     #[error("illegal-move: {0}")]
     IllegalMove(String),
+    /// The move came after the player's time ran out (a clocked match).
+    #[error("time-forfeit: {0}")]
+    TimeForfeit(String),
     /// Anything else (cannot start, protocol error).
     #[error("engine-error: {0}")]
     Failure(String),
@@ -40,6 +44,7 @@ impl PlayerError {
             PlayerError::Crash(_) => "crash",
             PlayerError::Timeout(_) => "timeout",
             PlayerError::IllegalMove(_) => "illegal-move",
+            PlayerError::TimeForfeit(_) => "time-forfeit",
             PlayerError::Failure(_) => "engine-error",
         }
     }
@@ -48,6 +53,7 @@ impl PlayerError {
             PlayerError::Crash(m)
             | PlayerError::Timeout(m)
             | PlayerError::IllegalMove(m)
+            | PlayerError::TimeForfeit(m)
             | PlayerError::Failure(m) => m,
         }
     }
@@ -63,6 +69,8 @@ pub struct GameView<'a> {
     pub pos: &'a Position,
     /// Set when the match is stopping: a player may return early (the game is discarded).
     pub stop: &'a AtomicBool,
+    /// The clocks, in a match with a time control.
+    pub clock: Option<crate::clock::ClockView>,
 }
 
 /// One player instance, used by one game at a time.
@@ -171,7 +179,8 @@ fn with_overrides(
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
     /// `EVALUATOR@PLAYOUTS[,KEY=VALUE...]` (`material@400`; the evaluator name may contain
-    /// `:`). The pairs override the search config's keys for this player only:
+    /// `:`); `EVALUATOR@clock` searches until the match's clock says (playouts
+    /// [`CLOCK_PLAYOUTS`]). The pairs override the search config's keys for this player only:
     /// `net:a.safetensors@64,root=gumbel` against `net:a.safetensors@64` compares two searches.
     Search {
         evaluator: String,
@@ -235,11 +244,19 @@ impl PlayerSpec {
         })?;
         let mut parts = n.split(',');
         let n = parts.next().unwrap_or_default();
-        let playouts: u32 = n.trim().parse().ok().filter(|&p| p > 0).ok_or_else(|| {
-            Error::Spec(format!(
-                "player '{spec}': playouts '{n}' must be a positive number"
-            ))
-        })?;
+        let playouts: u32 = if n.trim() == "clock" {
+            CLOCK_PLAYOUTS
+        } else {
+            n.trim()
+                .parse()
+                .ok()
+                .filter(|&p| p > 0 && p < CLOCK_PLAYOUTS)
+                .ok_or_else(|| {
+                    Error::Spec(format!(
+                        "player '{spec}': playouts '{n}' must be a positive number, or clock"
+                    ))
+                })?
+        };
         let mut search = Vec::new();
         for kv in parts {
             let (k, v) = varzero_settings::split_assignment(kv).ok_or_else(|| {
@@ -306,6 +323,22 @@ impl PlayerSpec {
     }
 }
 
+/// The playouts of `EVALUATOR@clock`: no limit but the match's clock.
+pub const CLOCK_PLAYOUTS: u32 = u32::MAX;
+
+impl PlayerSpec {
+    /// Whether the player needs the match's clock to know when to move (`@clock`).
+    pub fn needs_clock(&self) -> bool {
+        match self {
+            PlayerSpec::Search { playouts, .. } => *playouts == CLOCK_PLAYOUTS,
+            PlayerSpec::Random => false,
+            PlayerSpec::Uci(c) => {
+                c.clock && c.nodes.is_none() && c.movetime.is_none() && c.depth.is_none()
+            }
+        }
+    }
+}
+
 /// Parses a spec and makes its factory.
 pub fn parse_player(
     spec: &str,
@@ -346,10 +379,33 @@ impl Player for SearchPlayer {
         Ok(())
     }
     fn choose(&mut self, game: &GameView) -> Result<String, PlayerError> {
-        let limits = Limits {
-            playouts: Some(self.playouts),
+        let mut limits = Limits {
+            playouts: (self.playouts != CLOCK_PLAYOUTS as u64).then_some(self.playouts),
             ..Limits::default()
         };
+        // Under a clock: the engine's own time management (the UCI engine's rule), with smart
+        // pruning; a playout limit, if the spec gave one, still holds.
+        if let Some(c) = &game.clock {
+            let white = game.pos.side_to_move() == varzero_rules::Color::White;
+            limits.time = Some(match c.movetime {
+                Some(t) => t.saturating_sub(Duration::from_millis(
+                    varzero_search::time::MOVE_OVERHEAD_MS,
+                )),
+                None => {
+                    let (left, inc) = c.mine(white);
+                    varzero_search::time::move_budget(
+                        left.as_millis() as u64,
+                        inc.as_millis() as u64,
+                        c.movestogo.map(u64::from),
+                    )
+                }
+            });
+            limits.smart_pruning = true;
+        } else if limits.playouts.is_none() {
+            return Err(PlayerError::Failure(
+                "a player of the clock (@clock) in a match without one".into(),
+            ));
+        }
         let info = self
             .searcher
             .search(game.pos, &limits, game.stop, &mut |_| {});

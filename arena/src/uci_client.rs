@@ -4,7 +4,7 @@
 //! the game; the engine is restarted for the next one.
 //!
 //! Spec: `uci:COMMAND ARGS[@KEY=VALUE,...]` with keys
-//! `nodes=N`, `movetime=MS`, `depth=D` (the budget, at least one),
+//! `nodes=N`, `movetime=MS`, `depth=D` (the budget, at least one, or `clock`: the match's),
 //! `timeout=MS` (per move; default movetime + 1 s + movetime, or 60 s),
 //! `variant=NAME` (the `UCI_Variant` value; default the variant's `fairy_stockfish` name, else
 //! our name), `name=NAME` (shown in reports), and `option.NAME=VALUE` (any `setoption`, sent
@@ -39,6 +39,8 @@ pub struct UciEngineConfig {
     /// The `fsf@` player: Fairy-Stockfish, given our definitions of the variants it has no
     /// built-in name for ([`fsf_variant_path`]).
     pub fairy_stockfish: bool,
+    /// `@clock`: the match's clock is the budget (`go wtime ... btime ...`).
+    pub clock: bool,
 }
 
 /// Fairy-Stockfish definitions of the variants we play that it does not know by a built-in name
@@ -152,7 +154,9 @@ impl UciEngineConfig {
     pub fn parse(s: &str) -> Result<UciEngineConfig> {
         let mut cfg = UciEngineConfig::default();
         let (cmd, keys) = match s.rsplit_once('@') {
-            Some((c, k)) if k.contains('=') => (c, Some(k)),
+            Some((c, k)) if k.contains('=') || k.split(',').any(|x| x.trim() == "clock") => {
+                (c, Some(k))
+            }
             _ => (s, None),
         };
         cfg.command = split_command(cmd)?;
@@ -165,8 +169,14 @@ impl UciEngineConfig {
             .map(str::trim)
             .filter(|k| !k.is_empty())
         {
+            if kv == "clock" {
+                cfg.clock = true;
+                continue;
+            }
             let (k, v) = kv.split_once('=').ok_or_else(|| {
-                Error::Spec(format!("uci engine setting '{kv}': expected KEY=VALUE"))
+                Error::Spec(format!(
+                    "uci engine setting '{kv}': expected KEY=VALUE or clock"
+                ))
             })?;
             let num = |what: &str| {
                 v.trim()
@@ -193,21 +203,28 @@ impl UciEngineConfig {
                 }
             }
         }
-        if cfg.nodes.is_none() && cfg.movetime.is_none() && cfg.depth.is_none() {
+        if cfg.nodes.is_none() && cfg.movetime.is_none() && cfg.depth.is_none() && !cfg.clock {
             return Err(Error::Spec(format!(
-                "uci:{s}: give a search budget, e.g. @nodes=1000 or @movetime=100"
+                "uci:{s}: give a search budget, e.g. @nodes=1000, @movetime=100 or @clock (the match's)"
             )));
         }
         Ok(cfg)
     }
 
-    /// The `go` command for one move.
-    pub fn go_command(&self) -> String {
+    /// The `go` command for one move, under the match's clock if it has one.
+    pub fn go_command(&self, clock: Option<&crate::clock::ClockView>) -> String {
         let mut go = String::from("go");
+        if let Some(c) = clock {
+            go.push(' ');
+            go.push_str(&c.go_params());
+        }
         if let Some(n) = self.nodes {
             go.push_str(&format!(" nodes {n}"));
         }
-        if let Some(t) = self.movetime {
+        if let Some(t) = self
+            .movetime
+            .filter(|_| clock.is_none_or(|c| c.movetime.is_none()))
+        {
             go.push_str(&format!(" movetime {t}"));
         }
         if let Some(d) = self.depth {
@@ -216,7 +233,13 @@ impl UciEngineConfig {
         go
     }
 
-    pub fn move_timeout(&self) -> Duration {
+    /// How long to wait for `bestmove`. Under a clock, the mover's time and a second more: an
+    /// engine past its time has lost on the clock anyway, and is only waited for so that its
+    /// answer (and its health) is known.
+    pub fn move_timeout(&self, clock: Option<(&crate::clock::ClockView, bool)>) -> Duration {
+        if let Some((c, white)) = clock {
+            return c.deadline(white) + Duration::from_millis(1000);
+        }
         Duration::from_millis(match (self.timeout, self.movetime) {
             (Some(t), _) => t,
             (None, Some(m)) => 2 * m + 1000,
@@ -466,7 +489,7 @@ impl UciEngine {
         }
         self.send(&position).ok()?;
         self.send("go depth 1").ok()?;
-        let deadline = Instant::now() + self.cfg.move_timeout().min(Duration::from_secs(10));
+        let deadline = Instant::now() + self.cfg.move_timeout(None).min(Duration::from_secs(10));
         let mut verdict = None;
         loop {
             let l = match self.next_line(deadline, "bestmove") {
@@ -503,6 +526,7 @@ impl UciEngine {
         start_fen: &str,
         moves: &[String],
         stop: Option<&std::sync::atomic::AtomicBool>,
+        clock: Option<(&crate::clock::ClockView, bool)>,
     ) -> Result<String, PlayerError> {
         let mut position = format!("position fen {start_fen}");
         if !moves.is_empty() {
@@ -510,10 +534,11 @@ impl UciEngine {
             position.push_str(&moves.join(" "));
         }
         self.send(&position)?;
-        let go = self.cfg.go_command();
+        let go = self.cfg.go_command(clock.map(|c| c.0));
         self.send(&go)?;
         self.last_value = None;
-        let deadline = Instant::now() + self.cfg.move_timeout();
+        let timeout = self.cfg.move_timeout(clock);
+        let deadline = Instant::now() + timeout;
         loop {
             let step = (Instant::now() + Duration::from_millis(100)).min(deadline);
             match self.next_line(step, "bestmove") {
@@ -551,7 +576,7 @@ impl UciEngine {
                         }
                         return Err(PlayerError::Timeout(format!(
                             "{msg} ({} ms after '{go}')",
-                            self.cfg.move_timeout().as_millis()
+                            timeout.as_millis()
                         )));
                     }
                 }
@@ -570,7 +595,13 @@ impl Player for UciEngine {
         self.ready(INIT_TIMEOUT)
     }
     fn choose(&mut self, game: &GameView) -> Result<String, PlayerError> {
-        self.bestmove(game.start_fen, game.moves, Some(game.stop))
+        let white = game.pos.side_to_move() == varzero_rules::Color::White;
+        self.bestmove(
+            game.start_fen,
+            game.moves,
+            Some(game.stop),
+            game.clock.as_ref().map(|c| (c, white)),
+        )
     }
     fn healthy(&self) -> bool {
         self.healthy

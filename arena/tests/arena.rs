@@ -37,6 +37,7 @@ fn play(
             verify_endings: false,
             sprt,
             done: Vec::new(),
+            time_control: None,
         },
         factory(a, v),
         factory(b, v),
@@ -127,7 +128,7 @@ fn player_specs() {
             assert_eq!(c.nodes, Some(1000));
             assert_eq!(c.timeout, Some(5000));
             assert_eq!(c.options, vec![("Threads".to_string(), "1".to_string())]);
-            assert_eq!(c.go_command(), "go nodes 1000");
+            assert_eq!(c.go_command(None), "go nodes 1000");
         }
         other => panic!("{other:?}"),
     }
@@ -350,6 +351,7 @@ fn search_player_takes_a_hanging_rook() {
         moves: &[],
         pos: &pos,
         stop: &stop,
+        clock: None,
     };
     assert_eq!(p.choose(&view).unwrap(), "a1a7");
 }
@@ -383,6 +385,7 @@ fn the_referee_reports_an_engine_that_scores_the_final_position_otherwise() {
                 verify_endings: true,
                 sprt: None,
                 done: Vec::new(),
+                time_control: None,
             },
             factory(&format!("uci:{}@nodes=1", a.display()), &v),
             factory(&format!("uci:{}@nodes=1", b.display()), &v),
@@ -423,6 +426,7 @@ fn unpaired_games_each_get_their_own_opening() {
             verify_endings: false,
             sprt: None,
             done: Vec::new(),
+            time_control: None,
         },
         factory("random", &v),
         factory("random", &v),

@@ -27,6 +27,7 @@ fn games(
             verify_endings: false,
             sprt: None,
             done,
+            time_control: None,
         },
         f("random"),
         f("material-raw@1"),

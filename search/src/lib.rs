@@ -5,7 +5,8 @@
 //! (the formula is in `Tree::select_edge`), virtual loss, terminal scoring by the rules and the
 //! MCTS solver's proofs; `round` is the one batched playout round (gather, evaluate, scatter);
 //! `searcher` searches one position at a time for players and the UCI engine, under limits;
-//! `gumbel` is the Gumbel root (top-k, sequential halving, completed-Q targets), an option.
+//! `gumbel` is the Gumbel root (top-k, sequential halving, completed-Q targets), an option;
+//! `time` is how much of a clock a move may spend.
 //! Values are win/draw/loss triples.
 #![forbid(unsafe_code)]
 
@@ -15,6 +16,7 @@ pub mod gumbel;
 pub mod round;
 pub mod searcher;
 pub mod tactics;
+pub mod time;
 pub mod tree;
 
 pub use config::{RootSearch, SearchConfig};

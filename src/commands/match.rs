@@ -17,8 +17,9 @@ use varzero_stats::{EloModel, Sprt, SprtDecision};
 pub struct MatchArgs {
     #[command(flatten)]
     pub variant: VariantArg,
-    /// Player A: `EVALUATOR@PLAYOUTS` (net:FILE.safetensors@800, material@400, uniform@100), `random`, or
-    /// `uci:COMMAND ARGS@nodes=N|movetime=MS[,timeout=MS,variant=NAME,option.NAME=VALUE]`.
+    /// Player A: `EVALUATOR@PLAYOUTS` (net:FILE.safetensors@800, net:shipped@400, material@400),
+    /// `EVALUATOR@clock` (searches by the match's clock), `random`, `fsf@nodes=N|clock`, or
+    /// `uci:COMMAND ARGS@nodes=N|movetime=MS|clock[,timeout=MS,variant=NAME,option.NAME=VALUE]`.
     pub player_a: String,
     /// Player B (same forms).
     pub player_b: String,
@@ -59,6 +60,14 @@ pub struct MatchArgs {
     /// as `varzero pipeline` takes it) or of a self-play config.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// The clock of every game, in cutechess's notation: `40/60` (40 moves in 60 s),
+    /// `10+0.1` (10 s and 0.1 s a move), `2:30+1`, `inf`. A player whose move comes after its
+    /// time ran out loses (time-forfeit). Players with a budget (`@400`, `nodes=`) keep it too.
+    #[arg(long, conflicts_with = "st")]
+    pub tc: Option<String>,
+    /// A fixed time per move in seconds (cutechess's `st`): a later move loses on time.
+    #[arg(long)]
+    pub st: Option<String>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -141,6 +150,23 @@ pub fn run(a: MatchArgs) -> Result<()> {
         varzero_eval_net::share_threads(a.concurrency);
     }
     let sprt = sprt_of(&a)?;
+    let time_control = match (&a.tc, &a.st) {
+        (Some(t), _) => {
+            varzero_arena::TimeControl::parse(t).map_err(|e| anyhow::anyhow!("--tc: {e}"))?
+        }
+        (None, Some(t)) => varzero_arena::TimeControl::parse(&format!("st={t}"))
+            .map_err(|e| anyhow::anyhow!("--st: {e}"))?,
+        (None, None) => None,
+    };
+    if time_control.is_none() {
+        for (which, spec) in [("A", &a.player_a), ("B", &a.player_b)] {
+            if varzero_arena::PlayerSpec::parse(spec).is_ok_and(|p| p.needs_clock()) {
+                bail!(
+                    "player {which} ({spec}) plays by the clock: give the match one (--tc or --st)"
+                );
+            }
+        }
+    }
     let usage = varzero::usage::Usage::start();
     let search = varzero::run_config::search_config(&a.config)?;
     let resolver = varzero::nets::evaluators(&a.device);
@@ -181,13 +207,16 @@ pub fn run(a: MatchArgs) -> Result<()> {
         );
     }
     eprintln!(
-        "match {}: A = {}, B = {}; {} games, {} openings ({source}), concurrency {}{}",
+        "match {}: A = {}, B = {}; {} games, {} openings ({source}), concurrency {}{}{}",
         v.name,
         pa.name(),
         pb.name(),
         a.games,
         openings.len().min(pairs),
         a.concurrency,
+        time_control
+            .map(|t| format!(", clock {t}"))
+            .unwrap_or_default(),
         sprt.map(|s| format!(", SPRT {s}")).unwrap_or_default()
     );
     let arena = Arena::new(
@@ -203,6 +232,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
                 .as_ref()
                 .map(|w| w.done().to_vec())
                 .unwrap_or_default(),
+            time_control,
         },
         pa.clone(),
         pb.clone(),
@@ -214,7 +244,15 @@ pub fn run(a: MatchArgs) -> Result<()> {
     };
     bar.set_style(ProgressStyle::with_template("{bar:25} {pos}/{len} games  {msg}").unwrap());
     let mut write_error: Option<String> = None;
+    let mut time_losses = [0u64; 2];
     let summary = arena.run(&mut |g, st| {
+        if let Some(f) = g
+            .failure
+            .as_ref()
+            .filter(|f| f.error.termination() == "time-forfeit")
+        {
+            time_losses[usize::from(f.player == "B")] += 1;
+        }
         bar.set_position(st.games_done);
         bar.set_message(status(st, &sprt));
         if let Some(f) = &g.failure {
@@ -271,6 +309,12 @@ pub fn run(a: MatchArgs) -> Result<()> {
         println!(
             "failures (lost games): A {}, B {}",
             st.failures_a, st.failures_b
+        );
+    }
+    if let Some(t) = &time_control {
+        println!(
+            "clock {t}: losses on time A {}, B {}",
+            time_losses[0], time_losses[1]
         );
     }
     if let Some(t) = &sprt {

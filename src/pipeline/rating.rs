@@ -42,6 +42,7 @@ fn play_match(
         verify_endings: false,
         sprt: None,
         done: Vec::new(),
+        time_control: None,
     };
     varzero_eval_net::share_threads(mc.concurrency);
     let arena = Arena::new(mc, factory(me)?, factory(opp)?);

@@ -784,14 +784,8 @@ impl UciEngine {
             .is_none_or(|p| p.side_to_move() == Color::White);
         let (mine, inc) = if white { (wtime, winc) } else { (btime, binc) };
         if let Some(t) = mine {
-            let budget = (t / mtg.unwrap_or(30))
-                .saturating_add(inc / 4 * 3)
-                .min(t / 3)
-                .saturating_sub(20)
-                .max(5);
-            l.time = Some(l.time.map_or(Duration::from_millis(budget), |m| {
-                m.min(Duration::from_millis(budget))
-            }));
+            let budget = varzero_search::time::move_budget(t, inc, mtg);
+            l.time = Some(l.time.map_or(budget, |m| m.min(budget)));
             bounded = true;
         }
         // Time that would be spent on a move that cannot change is saved for later moves.
