@@ -200,3 +200,37 @@ fn clock_players_need_a_clock_and_bad_controls_are_named() {
         "--st: time control: st must be above 0",
     );
 }
+
+/// A clocked ladder keeps its games apart: the rung cache and the ratings sit under a
+/// directory named after the clock, and players of the clock climb it.
+#[test]
+fn a_clocked_ladder_keeps_its_games_under_its_clock() {
+    let t = tempfile::tempdir().unwrap();
+    let (d, r) = (t.path().join("d"), t.path().join("r"));
+    let o = varzero()
+        .args([
+            "ladder",
+            "--variant",
+            "makruk",
+            "--rungs",
+            "random,material@clock",
+            "--games",
+            "2",
+            "--concurrency",
+            "1",
+            "--dir",
+            d.to_str().unwrap(),
+            "--rung-dir",
+            r.to_str().unwrap(),
+            "--tc",
+            "1+0.01",
+            "--quiet",
+            "material@clock,tactics=0.5",
+        ])
+        .output()
+        .unwrap();
+    let stdout = ok(&o);
+    assert!(stdout.contains("material@clock,tactics=0.5"), "{stdout}");
+    assert!(d.join("tc=1+0.01/ratings.csv").exists(), "{stdout}");
+    assert!(r.join("tc=1+0.01").is_dir());
+}

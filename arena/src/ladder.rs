@@ -50,6 +50,8 @@ pub struct LadderConfig {
     pub rung_dir: PathBuf,
     /// Where the rated players' games go.
     pub dir: PathBuf,
+    /// The clock of every game (None: each player's own budget).
+    pub time_control: Option<crate::clock::TimeControl>,
 }
 
 /// The default rungs of a variant: Fairy-Stockfish's node ladder when it plays the variant
@@ -194,6 +196,9 @@ pub struct LadderOptions {
     pub random_plies: u32,
     pub seed: u64,
     pub prior_draws: f64,
+    /// The clock of every game. A clocked ladder keeps its games apart from the unclocked
+    /// one's and from other clocks': both directories get a subdirectory named after it.
+    pub time_control: Option<crate::clock::TimeControl>,
 }
 
 impl LadderOptions {
@@ -208,6 +213,7 @@ impl LadderOptions {
             random_plies: 4,
             seed: 1,
             prior_draws: 2.0,
+            time_control: None,
         }
     }
 }
@@ -255,6 +261,10 @@ impl Ladder {
             crate::PlayerSpec::parse(r).map_err(|e| Error::Spec(format!("rung {r}: {e}")))?;
         }
         let anchor = o.anchor.clone().unwrap_or_else(|| rungs[0].clone());
+        let (rung_dir, dir) = match o.time_control {
+            Some(tc) => (rung_dir.join(tc.to_string()), o.dir.join(tc.to_string())),
+            None => (rung_dir, o.dir.clone()),
+        };
         Ladder::new(LadderConfig {
             variant: v.clone(),
             anchor,
@@ -265,8 +275,9 @@ impl Ladder {
             concurrency: o.concurrency,
             prior_draws: o.prior_draws,
             rung_dir,
-            dir: o.dir.clone(),
+            dir,
             rungs,
+            time_control: o.time_control,
         })
     }
 
@@ -390,7 +401,7 @@ impl Ladder {
                     verify_endings: false,
                     sprt: None,
                     done: done.clone(),
-                    time_control: None,
+                    time_control: self.cfg.time_control,
                 },
                 first.clone(),
                 second.clone(),

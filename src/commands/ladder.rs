@@ -57,6 +57,14 @@ pub struct LadderArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// The clock of every game, as `varzero match --tc` takes it (`10+0.1`, `40/60`): rungs and
+    /// players may then be `@clock` players. Clocked games are kept in a subdirectory of the
+    /// rung cache and of --dir named after the clock.
+    #[arg(long, conflicts_with = "st")]
+    pub tc: Option<String>,
+    /// A fixed time per move in seconds.
+    #[arg(long)]
+    pub st: Option<String>,
 }
 
 pub fn run(a: LadderArgs) -> Result<()> {
@@ -67,6 +75,14 @@ pub fn run(a: LadderArgs) -> Result<()> {
     if !(a.prior_draws >= 0.0 && a.prior_draws.is_finite()) {
         bail!("--prior-draws must be a number at least 0");
     }
+    let time_control = match (&a.tc, &a.st) {
+        (Some(t), _) => {
+            varzero_arena::TimeControl::parse(t).map_err(|e| anyhow::anyhow!("--tc: {e}"))?
+        }
+        (None, Some(t)) => varzero_arena::TimeControl::parse(&format!("st={t}"))
+            .map_err(|e| anyhow::anyhow!("--st: {e}"))?,
+        (None, None) => None,
+    };
     let o = LadderOptions {
         rungs: a.rungs.clone(),
         anchor: a.anchor.clone(),
@@ -77,6 +93,7 @@ pub fn run(a: LadderArgs) -> Result<()> {
         random_plies: a.random_plies,
         seed: a.seed,
         prior_draws: a.prior_draws,
+        time_control,
     };
     if a.players.iter().any(|p| p.starts_with("net:")) {
         varzero_eval_net::share_threads(a.concurrency);
@@ -107,7 +124,7 @@ pub fn run(a: LadderArgs) -> Result<()> {
         "anchor {} = 0 Elo; * = rated player; +-95% is relative to the anchor. {:.0} s. ratings written to {}",
         l.cfg.anchor,
         t.elapsed().as_secs_f64(),
-        a.dir.join("ratings.csv").display()
+        l.cfg.dir.join("ratings.csv").display()
     );
     Ok(())
 }
