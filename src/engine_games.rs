@@ -33,6 +33,8 @@ pub struct EngineGames {
     pub positions: bool,
     /// Only the games of this range (the others are left to other writers of the directory).
     pub range: Option<std::ops::Range<u64>>,
+    /// The clock of every game (players of the clock, `@clock`, need one).
+    pub time_control: Option<varzero_arena::TimeControl>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -55,6 +57,15 @@ pub fn play(
 ) -> Result<EngineGamesSummary> {
     if g.players.iter().any(|p| p.starts_with("net:")) {
         varzero_eval_net::share_threads(g.concurrency);
+    }
+    if g.time_control.is_none() {
+        for p in &g.players {
+            if varzero_arena::PlayerSpec::parse(p).is_ok_and(|s| s.needs_clock()) {
+                return Err(anyhow!(
+                    "player {p} plays by the clock: give the games one (a time control)"
+                ));
+            }
+        }
     }
     let resolver = crate::nets::evaluators(&g.device);
     let pa = parse_player(&g.players[0], v, &*resolver, search).map_err(|e| anyhow!("{e}"))?;
@@ -96,7 +107,7 @@ pub fn play(
             verify_endings: true,
             sprt: None,
             done: done.clone(),
-            time_control: None,
+            time_control: g.time_control,
         },
         pa,
         pb,

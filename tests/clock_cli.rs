@@ -234,3 +234,34 @@ fn a_clocked_ladder_keeps_its_games_under_its_clock() {
     assert!(d.join("tc=1+0.01/ratings.csv").exists(), "{stdout}");
     assert!(r.join("tc=1+0.01").is_dir());
 }
+
+/// A rule study's engine arms under a clock (`tc` in the study file): players of the clock
+/// play, and a study without a clock refuses them.
+#[test]
+fn a_study_plays_its_engine_arms_under_a_clock() {
+    let t = tempfile::tempdir().unwrap();
+    let study = "name = \"clocked\"\ngames = 2\nplayers = [\"material@clock\"]\nrandom_plies = 2\n\
+                 tc = \"st=0.02\"\n[[arm]]\nvariant = \"makruk\"\n[[arm]]\nset = [\"stalemate=loss\"]\n";
+    let file = t.path().join("s.toml");
+    std::fs::write(&file, study).unwrap();
+    let out = t.path().join("out");
+    let run = |f: &Path| {
+        varzero()
+            .args([
+                "study",
+                f.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--quiet",
+            ])
+            .output()
+            .unwrap()
+    };
+    let text = ok(&run(&file));
+    assert!(text.contains("(2 games"), "{text}");
+    let bare = t.path().join("bare.toml");
+    std::fs::write(&bare, study.replace("tc = \"st=0.02\"\n", "")).unwrap();
+    let o = run(&bare);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(err(&o).contains("plays by the clock"), "{}", err(&o));
+}

@@ -116,6 +116,10 @@ pub struct StudyConfig {
     /// Random plies of each engine game's opening (every game its own; engine arms only).
     #[serde(default = "four")]
     pub random_plies: u32,
+    /// The clock of every engine game, in cutechess's notation (`10+0.1`, `40/60`, `st=1`;
+    /// engine arms only): players of the clock (`fsf@clock`, `material@clock`) need it.
+    #[serde(default)]
+    pub tc: Option<String>,
     /// Two arms: `a` (the baseline) and `b`...
     #[serde(default)]
     pub a: Option<StudyArm>,

@@ -109,6 +109,7 @@ fn run_players(a: &SelfplayArgs) -> Result<()> {
         device: a.device.clone(),
         positions: a.positions,
         range: None,
+        time_control: None,
     };
     let bar = if a.quiet {
         ProgressBar::hidden()

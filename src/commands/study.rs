@@ -107,6 +107,7 @@ pub fn run(a: StudyArgs) -> Result<()> {
                 playouts: Some(100),
                 players: Vec::new(),
                 random_plies: 4,
+                tc: None,
                 a: Some(arm_of(spec, &a.set_a)),
                 b: match &a.b {
                     Some(b) => arm_of(b, &a.set_b),
@@ -195,6 +196,10 @@ pub fn run(a: StudyArgs) -> Result<()> {
         }
     }
     let search = cfg.search_config();
+    let time_control = match &cfg.tc {
+        Some(t) => varzero_arena::TimeControl::parse(t).map_err(|e| anyhow::anyhow!("tc: {e}"))?,
+        None => None,
+    };
     let resolver = varzero::nets::evaluators(&a.device);
     let budget = if cfg.players.is_empty() {
         format!("{}@{}", cfg.evaluator, search.playouts)
@@ -267,6 +272,7 @@ pub fn run(a: StudyArgs) -> Result<()> {
                     device: a.device.clone(),
                     positions: false,
                     range: None,
+                    time_control,
                 };
                 let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
                 let summary = engine_games::play(&x.variant, &g, &search, &dir, &mut |game, st| {

@@ -75,6 +75,7 @@ pub fn selfplay_games(
             device: cfg.device.clone(),
             positions: true,
             range: range.clone(),
+            time_control: None,
         };
         // The teacher's engines are child processes: their CPU time is the stage's.
         let cpu = cpu_with_children();
