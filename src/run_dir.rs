@@ -172,12 +172,13 @@ impl RunDir {
     }
 
     /// The directories a run writes into, made by [`RunDir::create`].
-    fn dirs(&self) -> [PathBuf; 4] {
+    fn dirs(&self) -> [PathBuf; 5] {
         [
             self.selfplay_root(),
             self.models(),
             self.logs(),
             self.training_root(),
+            self.root.join("reanalyse"),
         ]
     }
 
