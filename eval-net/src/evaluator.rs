@@ -65,9 +65,13 @@ pub fn set_inference(precision: Option<Precision>, cache_entries: Option<usize>)
 /// at batch 8, 3,972 against 1,905).
 const BF16_MIN_BATCH: usize = 4;
 
+/// Copies of the folded net: searches on several threads (a search's `threads`, a match's
+/// games at once) forward at the same time, each through a copy of its own.
+const REPLICAS: usize = 4;
+
 pub struct NetEvaluator {
-    /// The f32 form, and the bf16 form where the precision is bf16.
-    net: Mutex<(Folded, Option<Folded>)>,
+    /// The f32 form, and the bf16 form where the precision is bf16; [`REPLICAS`] copies.
+    nets: Vec<Mutex<(Folded, Option<Folded>)>>,
     cache: Option<Mutex<EvalCache>>,
     id: String,
     device: Device,
@@ -90,11 +94,15 @@ impl NetEvaluator {
         Arc::new(NetEvaluator {
             input_len: enc.input_len(),
             enc,
-            net: Mutex::new((
-                Folded::new(&net.model, Precision::F32),
-                (opts.precision == Precision::Bf16)
-                    .then(|| Folded::new(&net.model, Precision::Bf16)),
-            )),
+            nets: (0..REPLICAS)
+                .map(|_| {
+                    Mutex::new((
+                        Folded::new(&net.model, Precision::F32),
+                        (opts.precision == Precision::Bf16)
+                            .then(|| Folded::new(&net.model, Precision::Bf16)),
+                    ))
+                })
+                .collect(),
             cache: EvalCache::new(opts.cache_entries).map(Mutex::new),
             id,
             device,
@@ -104,8 +112,18 @@ impl NetEvaluator {
 
     /// The precision of batches of 4 and more (smaller ones run in f32).
     pub fn precision(&self) -> Precision {
-        let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
+        let net = self.nets[0].lock().unwrap_or_else(|e| e.into_inner());
         net.1.as_ref().unwrap_or(&net.0).precision()
+    }
+
+    /// A copy of the net no other caller is using, else the first (waiting for it).
+    fn replica(&self) -> std::sync::MutexGuard<'_, (Folded, Option<Folded>)> {
+        for m in &self.nets {
+            if let Ok(g) = m.try_lock() {
+                return g;
+            }
+        }
+        self.nets[0].lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The cache's hits over lookups so far (`None` without a cache).
@@ -226,7 +244,7 @@ impl Evaluator for NetEvaluator {
             })
             .collect();
         let (logits, wdl) = {
-            let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
+            let net = self.replica();
             let folded = match &net.1 {
                 Some(bf16) if todo.len() >= BF16_MIN_BATCH => bf16,
                 _ => &net.0,

@@ -35,6 +35,9 @@ pub struct SearchConfig {
     pub leaves_per_game: u32,
     /// Virtual loss added to each node on a pending path.
     pub virtual_loss: f32,
+    /// Search threads on one tree for a player or the UCI engine (`Threads`); self-play runs
+    /// its own worker threads (`[selfplay] threads`) and ignores it.
+    pub threads: u32,
     /// How the root spends its playouts: `puct` (AlphaZero: PUCT, Dirichlet noise,
     /// temperature, visit-count policy targets) or `gumbel` (Gumbel top-k and sequential
     /// halving at the root, completed-Q policy targets, no noise or temperature; `gumbel.rs`).
@@ -91,6 +94,7 @@ impl Default for SearchConfig {
             tree_reuse: true,
             leaves_per_game: 4,
             virtual_loss: 1.0,
+            threads: 1,
             root: RootSearch::Puct,
             gumbel_considered: 16,
             gumbel_c_visit: 50.0,
@@ -165,6 +169,12 @@ impl SearchConfig {
             &k("virtual_loss"),
             "a number at least 0",
             self.virtual_loss,
+        );
+        p.check(
+            (1..=256).contains(&self.threads),
+            &k("threads"),
+            "from 1 to 256",
+            self.threads,
         );
         p.check(
             self.gumbel_considered >= 1,

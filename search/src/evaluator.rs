@@ -248,8 +248,9 @@ pub struct TacticalBlend {
     material: MaterialEvaluator,
     weight: f32,
     prior_weight: f32,
-    /// The inner evaluator's batch (inputs without the appended quiescence values), reused.
-    scratch: std::sync::Mutex<Batch>,
+    /// The inner evaluator's batches (inputs without the appended quiescence values), reused:
+    /// one per caller at a time, so that searches on several threads evaluate at once.
+    scratch: std::sync::Mutex<Vec<Batch>>,
 }
 
 impl TacticalBlend {
@@ -318,7 +319,12 @@ impl Evaluator for TacticalBlend {
     fn evaluate(&self, batch: &Batch, out: &mut Evaluation) {
         let n = self.inner.input_len();
         let stride = n + 1;
-        let mut sub = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let mut sub = self
+            .scratch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .unwrap_or_default();
         sub.n = batch.n;
         sub.input_len = n;
         sub.inputs.clear();
@@ -330,6 +336,10 @@ impl Evaluator for TacticalBlend {
         sub.side_to_move.clone_from(&batch.side_to_move);
         sub.hints.clone_from(&batch.hints);
         self.inner.evaluate(&sub, out);
+        self.scratch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(sub);
         let w = self.weight;
         if w > 0.0 {
             for (i, v) in out.wdl.iter_mut().enumerate() {

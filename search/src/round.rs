@@ -120,12 +120,27 @@ impl Round {
         items: &mut [T],
         tree_of: impl Fn(&mut T) -> &mut Tree,
     ) -> std::time::Duration {
+        let spent = self.evaluate_only(ev);
+        self.scatter(items, tree_of);
+        spent
+    }
+
+    /// The evaluator's half of [`Round::evaluate`]: it needs no tree, so a search on several
+    /// threads runs it without holding the tree.
+    pub fn evaluate_only(&mut self, ev: &dyn Evaluator) -> std::time::Duration {
         if self.batch.n == 0 {
             return std::time::Duration::ZERO;
         }
         let t = std::time::Instant::now();
         ev.evaluate(&self.batch, &mut self.eval);
-        let spent = t.elapsed();
+        t.elapsed()
+    }
+
+    /// The trees' half of [`Round::evaluate`], after [`Round::evaluate_only`].
+    pub fn scatter<T>(&mut self, items: &mut [T], tree_of: impl Fn(&mut T) -> &mut Tree) {
+        if self.batch.n == 0 {
+            return;
+        }
         for (i, &(t, a, b)) in self.pending.iter().enumerate() {
             let (m0, m1) = self.batch.ranges[i];
             tree_of(&mut items[t as usize]).apply_evaluation(
@@ -134,7 +149,6 @@ impl Round {
                 self.eval.wdl[i],
             );
         }
-        spent
     }
 }
 

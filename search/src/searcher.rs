@@ -8,7 +8,7 @@ use crate::evaluator::Evaluator;
 use crate::round::Round;
 use crate::tree::{GumbelScratch, Leaf, NodeState, Proof, Tree, NONE};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use varzero_rules::{Move, Position};
 
@@ -107,6 +107,10 @@ pub struct Searcher {
     pub max_bytes: usize,
     /// Root lines in each [`SearchInfo`] (`MultiPV`; at least 1).
     pub multipv: usize,
+    /// Search threads on the one tree (UCI's `Threads`): each gathers its own leaves under
+    /// virtual loss and evaluates them while the others descend, so a net's forwards run at
+    /// once. 1 keeps the search deterministic.
+    pub threads: usize,
     tree: Tree,
     /// The position at the tree's root: its FEN before any move, and the moves from there.
     root_start: String,
@@ -127,12 +131,14 @@ fn game_of(pos: &Position) -> (String, Vec<Move>) {
 
 impl Searcher {
     pub fn new(evaluator: Arc<dyn Evaluator>, cfg: SearchConfig) -> Searcher {
+        let threads = cfg.threads.max(1) as usize;
         Searcher {
             evaluator,
             cfg,
             play_on: false,
             max_bytes: usize::MAX,
             multipv: 1,
+            threads,
             tree: Tree::new(),
             root_start: String::new(),
             root_moves: Vec::new(),
@@ -284,6 +290,152 @@ impl Searcher {
         (first - second) as f64 > speed * left
     }
 
+    /// The limits (not `stop`, not smart pruning) say the search is over.
+    fn limit_reached(
+        &self,
+        limits: &Limits,
+        start: Instant,
+        playouts: u64,
+        depth_sum: u64,
+    ) -> bool {
+        let root = *self.tree.root();
+        root.state == NodeState::Terminal
+            || (root.state == NodeState::Expanded
+                && (limits.playouts.is_some_and(|p| root.visits as u64 >= p)
+                    || limits.time.is_some_and(|t| start.elapsed() >= t)
+                    || limits
+                        .depth
+                        .is_some_and(|d| playouts > 0 && depth_sum / playouts >= d as u64)
+                    || self.tree.winning_root_move().is_some()
+                    || self.tree.root_proof() != Proof::Unknown
+                    || self.tree.nodes.len() >= MAX_TREE_NODES
+                    || self.tree.bytes() >= self.max_bytes / 2))
+    }
+
+    /// [`Searcher::search`] on `self.threads` threads sharing the tree: a thread holds the
+    /// tree while it descends (and encodes its leaves), lets go of it while the evaluator
+    /// scores them, and takes it again to back them up. Virtual loss keeps the threads' leaves
+    /// apart; a thread whose descents all meet leaves pending elsewhere yields.
+    fn search_threads(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&SearchInfo),
+        start: Instant,
+    ) -> SearchInfo {
+        struct Shared {
+            playouts: u64,
+            depth_sum: u64,
+            seldepth: u32,
+            finished: bool,
+            pruned: bool,
+        }
+        let ev = self.evaluator.clone();
+        let cfg = self.cfg.clone();
+        let gumbel = self.gumbel();
+        let per_call = cfg.leaves_per_game.max(1) as u64;
+        let budget = limits.playouts.unwrap_or(cfg.playouts as u64).max(2) as u32 - 1;
+        let threads = self.threads;
+        let state = Mutex::new((
+            &mut *self,
+            Shared {
+                playouts: 0,
+                depth_sum: 0,
+                seldepth: 0,
+                finished: false,
+                pruned: false,
+            },
+        ));
+        let work = |main: bool, report: &mut dyn FnMut(&SearchInfo)| {
+            let mut round = Round::default();
+            let mut pos = pos.clone();
+            let mut last_report = Instant::now();
+            loop {
+                {
+                    let mut g = state.lock().unwrap_or_else(|e| e.into_inner());
+                    let (me, sh) = &mut *g;
+                    let me: &mut Searcher = me;
+                    if sh.finished {
+                        break;
+                    }
+                    let root = *me.tree.root();
+                    if stop.load(Ordering::Relaxed) && root.state != NodeState::Unexpanded {
+                        sh.finished = true;
+                        break;
+                    }
+                    if me.limit_reached(limits, start, sh.playouts, sh.depth_sum) {
+                        if limits.infinite && root.state != NodeState::Terminal && main {
+                            drop(g);
+                            std::thread::sleep(Duration::from_millis(2));
+                            continue;
+                        }
+                        if !limits.infinite {
+                            sh.finished = true;
+                        }
+                        break;
+                    }
+                    if limits.smart_pruning
+                        && !limits.infinite
+                        && root.state == NodeState::Expanded
+                        && limits
+                            .time
+                            .is_some_and(|t| me.cannot_be_overtaken(start, t, sh.playouts))
+                    {
+                        sh.pruned = true;
+                        sh.finished = true;
+                        break;
+                    }
+                    // Pending leaves of other threads count against a playout limit.
+                    let remaining = limits.playouts.map_or(per_call, |p| {
+                        p.saturating_sub(root.visits as u64 + root.vloss as u64)
+                    });
+                    round.clear();
+                    for _ in 0..per_call.min(remaining) {
+                        let me = &mut *me;
+                        let edge = match gumbel {
+                            Some(p) if me.tree.root().state == NodeState::Expanded => Some(
+                                me.tree
+                                    .gumbel_next_edge(&[], &p, budget, &mut me.gumbel_scratch),
+                            ),
+                            _ => None,
+                        };
+                        let (leaf, d) =
+                            round.descend_via(0, &mut me.tree, &mut pos, &cfg, &*ev, edge);
+                        if leaf == Leaf::Collision {
+                            break;
+                        }
+                        sh.playouts += 1;
+                        sh.depth_sum += d as u64;
+                        sh.seldepth = sh.seldepth.max(d);
+                    }
+                    if main && last_report.elapsed() >= Duration::from_secs(1) {
+                        last_report = Instant::now();
+                        report(&me.info(start, sh.playouts, sh.depth_sum, sh.seldepth));
+                    }
+                }
+                if round.is_empty() {
+                    std::thread::yield_now();
+                    continue;
+                }
+                round.evaluate_only(&*ev);
+                let mut g = state.lock().unwrap_or_else(|e| e.into_inner());
+                round.scatter(std::slice::from_mut(&mut g.0.tree), |t| t);
+            }
+        };
+        std::thread::scope(|s| {
+            for _ in 1..threads {
+                s.spawn(|| work(false, &mut |_| {}));
+            }
+            work(true, report);
+        });
+        let (_, sh) = state.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut info = self.info(start, sh.playouts, sh.depth_sum, sh.seldepth);
+        info.pruned = sh.pruned;
+        report(&info);
+        info
+    }
+
     /// Searches `pos` until a limit is reached or `stop` is set; `report` is called about once
     /// a second and at the end. Returns the final info (`best` is None when the game is over).
     pub fn search(
@@ -303,6 +455,9 @@ impl Searcher {
         if self.play_on {
             self.open_root(&mut pos);
         }
+        if self.threads > 1 {
+            return self.search_threads(&pos, limits, stop, report, start);
+        }
         loop {
             let root = *self.tree.root();
             // A stop before the root is expanded would leave no move to answer: one batch
@@ -310,17 +465,7 @@ impl Searcher {
             if stop.load(Ordering::Relaxed) && root.state != NodeState::Unexpanded {
                 break;
             }
-            let done = root.state == NodeState::Terminal
-                || (root.state == NodeState::Expanded
-                    && (limits.playouts.is_some_and(|p| root.visits as u64 >= p)
-                        || limits.time.is_some_and(|t| start.elapsed() >= t)
-                        || limits
-                            .depth
-                            .is_some_and(|d| playouts > 0 && depth_sum / playouts >= d as u64)
-                        || self.tree.winning_root_move().is_some()
-                        || self.tree.root_proof() != Proof::Unknown
-                        || self.tree.nodes.len() >= MAX_TREE_NODES
-                        || self.tree.bytes() >= self.max_bytes / 2));
+            let done = self.limit_reached(limits, start, playouts, depth_sum);
             let pruned = !done
                 && limits.smart_pruning
                 && !limits.infinite

@@ -77,6 +77,29 @@ pub enum BenchCmd {
         #[arg(long)]
         torch_threads: Option<i32>,
     },
+    /// Search threads on one tree with a net (UCI's `Threads`): playouts/s at 1, 2 and N
+    /// threads (N: the cores), median of --runs, each run a fresh search of each position.
+    Threads {
+        #[arg(long, default_value = "xiangqi")]
+        variant: String,
+        /// The evaluator (`net:FILE`, `net:shipped`, `material`); default a fresh 4 x 40 net
+        /// (an untrained net costs what a trained one does).
+        #[arg(long)]
+        evaluator: Option<String>,
+        /// Playouts of each search.
+        #[arg(long, default_value_t = 2000)]
+        playouts: u64,
+        /// Positions searched per run (random openings of 4 plies).
+        #[arg(long, default_value_t = 4)]
+        positions: usize,
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Weights of the tactical blend, as the CPU configs search (0.5 and 0.5).
+        #[arg(long, default_value_t = 0.5)]
+        tactics: f32,
+        #[arg(long, default_value_t = 0.5)]
+        tactics_priors: f32,
+    },
     /// A trained net's outputs on another device against the CPU, on positions from random
     /// games: the largest difference of the policy logits and of the values (scripts/gpu-check
     /// checks a GPU-trained net this way). Fails above --tolerance.
@@ -130,6 +153,22 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             positions,
             tolerance,
         } => bench_agree(&net, &variant, &device, positions, tolerance)?,
+        BenchCmd::Threads {
+            variant,
+            evaluator,
+            playouts,
+            positions,
+            runs,
+            tactics,
+            tactics_priors,
+        } => bench_threads(
+            &variant,
+            evaluator.as_deref(),
+            playouts,
+            positions,
+            runs,
+            (tactics, tactics_priors),
+        )?,
     }
     Ok(())
 }
@@ -748,6 +787,100 @@ impl std::io::Write for Stamped {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+fn bench_threads(
+    variant: &str,
+    evaluator: Option<&str>,
+    playouts: u64,
+    positions: usize,
+    runs: usize,
+    (tactics, tactics_priors): (f32, f32),
+) -> Result<()> {
+    use std::sync::Arc;
+    let v = varzero_rules::Variant::builtin(variant)?;
+    // A new evaluator for each thread count: its evaluation cache would otherwise answer the
+    // next count's searches of the same positions.
+    let make = || -> Result<Arc<dyn varzero_search::Evaluator>> {
+        Ok(match evaluator {
+            Some(name) => varzero::nets::evaluators("cpu")
+                .resolve(name, &v)
+                .map_err(anyhow::Error::msg)?
+                .with_context(|| format!("unknown evaluator '{name}'"))?,
+            None => {
+                varzero_eval_net::tch::manual_seed(1);
+                varzero_eval_net::NetEvaluator::new(
+                    varzero_eval_net::Net::new(
+                        &v,
+                        varzero_eval_net::Arch {
+                            blocks: 4,
+                            channels: 40,
+                        },
+                        varzero_eval_net::tch::Device::Cpu,
+                    ),
+                    "net:fresh-4x40".into(),
+                )
+            }
+        })
+    };
+    let ev = make()?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut counts = vec![1usize, 2];
+    if cores > 2 {
+        counts.push(cores);
+    }
+    let openings =
+        varzero_arena::random_openings(&v, positions.max(1), 4, 1).map_err(anyhow::Error::msg)?;
+    println!(
+        "search threads on one tree, {variant}, {}, {playouts} playouts from {} openings, \
+         tactics {tactics} / {tactics_priors}, median of {runs} runs ({cores} cores)",
+        ev.id(),
+        openings.len()
+    );
+    println!("{:>8} {:>12} {:>8}", "threads", "playouts/s", "ratio");
+    let mut base = 0.0;
+    for &threads in &counts {
+        let cfg = varzero_search::SearchConfig {
+            threads: threads as u32,
+            leaves_per_game: 8,
+            tactics,
+            tactics_priors,
+            ..varzero_search::SearchConfig::default()
+        };
+        let mut rates = Vec::new();
+        // One search unmeasured first (libtorch's first forwards), then the runs, each with a
+        // fresh evaluator and its empty cache.
+        for run in 0..=runs.max(1) {
+            let blended = varzero_search::TacticalBlend::for_search(make()?, &v, &cfg);
+            let (mut n, t) = (0u64, std::time::Instant::now());
+            for fen in &openings {
+                let pos = varzero_rules::Position::from_fen(&v, fen)?;
+                let mut s = varzero_search::Searcher::new(blended.clone(), cfg.clone());
+                let info = s.search(
+                    &pos,
+                    &varzero_search::Limits {
+                        playouts: Some(playouts),
+                        ..Default::default()
+                    },
+                    &std::sync::atomic::AtomicBool::new(false),
+                    &mut |_| {},
+                );
+                n += info.playouts;
+                if run == 0 {
+                    break;
+                }
+            }
+            if run > 0 {
+                rates.push(n as f64 / t.elapsed().as_secs_f64());
+            }
+        }
+        let r = median(rates);
+        if threads == 1 {
+            base = r;
+        }
+        println!("{threads:>8} {r:>12.0} {:>7.2}x", r / base.max(1e-9));
+    }
+    Ok(())
 }
 
 fn bench_stop(

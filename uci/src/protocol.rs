@@ -525,6 +525,10 @@ impl UciEngine {
             "option name TacticsPriors type string default {}",
             self.search_cfg.tactics_priors
         ));
+        self.say(&format!(
+            "option name Threads type spin default {} min 1 max {MAX_THREADS}",
+            self.search_cfg.threads
+        ));
         self.say("option name UCI_ShowWDL type check default false");
         self.say(&format!(
             "option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"
@@ -646,6 +650,12 @@ impl UciEngine {
             "multipv" => match read_number(value) {
                 Some((k, _)) if (1..=MAX_MULTIPV as u64).contains(&k) => self.multipv = k as usize,
                 _ => self.error(&format!("MultiPV '{value}': from 1 to {MAX_MULTIPV}")),
+            },
+            "threads" => match read_number(value) {
+                Some((k, _)) if (1..=MAX_THREADS as u64).contains(&k) => {
+                    self.search_cfg.threads = k as u32
+                }
+                _ => self.error(&format!("Threads '{value}': from 1 to {MAX_THREADS}")),
             },
             "uci_showwdl" => match value {
                 "true" => self.show_wdl = true,
@@ -872,6 +882,7 @@ impl UciEngine {
         }
         let mut searcher = self.searcher.take().expect("an idle searcher");
         searcher.max_bytes = self.hash_mb << 20;
+        searcher.threads = self.search_cfg.threads.max(1) as usize;
         searcher.multipv = self.multipv;
         self.stop.store(false, Ordering::Relaxed);
         self.finished.store(false, Ordering::Release);
@@ -935,6 +946,9 @@ const GO_KEYWORDS: &[&str] = &[
 
 /// The most root lines `MultiPV` shows.
 pub const MAX_MULTIPV: usize = 256;
+
+/// The most search threads `Threads` takes (the search config's own bound).
+pub const MAX_THREADS: usize = 256;
 
 /// How long `go mate N` searches without another limit, unless the solver proves the result
 /// first (docs/uci.md).

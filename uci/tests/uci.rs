@@ -919,3 +919,19 @@ fn ucci_banmoves_are_never_played() {
     s.expect_prefix("bye");
     s.handle.take().unwrap().join().unwrap();
 }
+
+/// `Threads`: listed with its range, set, and a search on two threads answers a legal move
+/// after its playouts; a bad value is an `info string error:` and changes nothing.
+#[test]
+fn threads_option_searches_on_two_threads() {
+    let mut s = Session::new();
+    s.send("uci");
+    let opt = s.expect_prefix("option name Threads");
+    assert!(opt.contains("type spin default 1 min 1 max 256"), "{opt}");
+    s.send("setoption name Threads value 2");
+    s.send("setoption name Threads value 0");
+    s.expect_prefix("info string error: Threads '0'");
+    s.send("position fen 4k3/8/8/3m4/8/8/8/3RK3 w - - 0 1");
+    s.send("go nodes 400");
+    assert_eq!(s.expect_prefix("bestmove"), "bestmove d1d5");
+}
