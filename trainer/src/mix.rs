@@ -59,11 +59,11 @@ impl BatchMix {
     }
 }
 
-/// The self-play share of net `generation`'s batches: generation 0's share `1 - share` shrinks
-/// by `decay` for each generation after the first that has self-play games to train on (net 2
-/// onwards), so net g trains with generation 0 at `(1 - share) * decay^(g - 2)`.
+/// The self-play share of net `generation`'s batches: none for net 1 (there is no self-play
+/// yet), then generation 0's share `1 - share` shrinks by `decay` for each generation after
+/// net 2, so net g >= 2 trains with generation 0 at `(1 - share) * decay^(g - 2)`.
 pub fn selfplay_share_at(share: f64, decay: f64, generation: u32) -> f64 {
-    if share <= 0.0 {
+    if share <= 0.0 || generation < 2 {
         return 0.0;
     }
     let steps = generation.saturating_sub(2) as i32;
@@ -129,7 +129,7 @@ mod tests {
     fn generation_zero_share_decays_by_hand() {
         // share 0.5, decay 0.5: net 2 trains with generation 0 at 0.5, net 3 at 0.25,
         // net 4 at 0.125, so self-play at 0.5, 0.75 and 0.875.
-        assert_eq!(selfplay_share_at(0.5, 0.5, 1), 0.5);
+        assert_eq!(selfplay_share_at(0.5, 0.5, 1), 0.0, "net 1 has no self-play");
         assert_eq!(selfplay_share_at(0.5, 0.5, 2), 0.5);
         assert_eq!(selfplay_share_at(0.5, 0.5, 3), 0.75);
         assert_eq!(selfplay_share_at(0.5, 0.5, 4), 0.875);
