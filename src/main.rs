@@ -65,6 +65,11 @@ enum Cmd {
     Repair(repair::RepairArgs),
     /// Machine interface: one JSON request per line on stdin, one JSON answer per line.
     Probe,
+    /// The shipped nets (nets/): list their cards, check them, ship a run's net.
+    Nets {
+        #[command(subcommand)]
+        cmd: nets::NetsCmd,
+    },
     /// Benchmarks (release builds only).
     Bench {
         #[command(subcommand)]
@@ -98,6 +103,7 @@ fn main() {
         Cmd::Report(a) => report::run(a),
         Cmd::Repair(a) => repair::run(a),
         Cmd::Probe => probe::run(),
+        Cmd::Nets { cmd } => nets::run(cmd),
         Cmd::Bench { cmd } => bench::run(cmd),
     };
     if let Err(e) = done {

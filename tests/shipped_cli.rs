@@ -125,7 +125,20 @@ fn every_shipped_net_loads_for_its_variant_and_no_other() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("nets");
     let cards = varzero::shipped::cards(&dir).unwrap();
     assert!(!cards.is_empty(), "no cards in {}", dir.display());
+    let doc =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/nets.md"))
+            .unwrap();
     for (name, card) in cards {
+        // docs/nets.md lists each with its rating.
+        let row = format!("| `{name}` |");
+        assert!(doc.contains(&row), "docs/nets.md has no row {row}");
+        assert!(
+            doc.contains(&format!(
+                "{:+.0} [{:+.0}, {:+.0}]",
+                card.rating.elo, card.rating.low, card.rating.high
+            )),
+            "docs/nets.md: {name}'s rating"
+        );
         let ev = format!("net:{name}");
         let j: serde_json::Value =
             serde_json::from_str(&ok(&analyse(&dir, &card.variant, &ev, &[]))).unwrap();
@@ -145,4 +158,83 @@ fn every_shipped_net_loads_for_its_variant_and_no_other() {
             .len();
         assert!(bytes < 2 << 20, "{name}: {bytes} bytes");
     }
+}
+
+/// `varzero nets ship` makes a card from a run (its config, CPU ledger and ladder rating),
+/// and `nets check` and `nets list` read the folder it wrote.
+#[test]
+fn a_run_s_net_is_shipped_with_its_card() {
+    let t = tempfile::tempdir().unwrap();
+    let cfg = t.path().join("mini.toml");
+    std::fs::write(
+        &cfg,
+        "name = \"mini\"\nvariant = \"makruk\"\ngenerations = 1\ngames_per_generation = 4\n\
+         match_games = 2\nmatch_playouts = 4\n[search]\nplayouts = 8\n[selfplay]\nthreads = 1\n\
+         games_per_worker = 4\n[train]\nsteps = 4\nbatch_size = 8\n[train.arch]\nblocks = 1\n\
+         channels = 8\n[ladder]\nenabled = true\ngames = 2\nplayouts = 4\n\
+         rungs = [\"random\", \"material-raw@2\"]\n",
+    )
+    .unwrap();
+    let run = t.path().join("run");
+    ok(&common::pipeline(&cfg, &run, &[]));
+    let nets = t.path().join("nets");
+    let o = vz_nets(
+        &nets,
+        &[
+            "nets",
+            "ship",
+            "--run",
+            run.to_str().unwrap(),
+            "--generation",
+            "1",
+            "--name",
+            "makruk",
+            "--recipe",
+            "a test",
+        ],
+    );
+    let text = ok(&o);
+    assert!(text.starts_with("shipped "), "{text}");
+    let card = varzero::shipped::read_card(&nets.join("makruk.toml")).unwrap();
+    assert_eq!(card.variant, "makruk");
+    assert_eq!(card.generation, 1);
+    assert_eq!(card.recipe, "configs/runs/mini.toml, generation 1 (a test)");
+    assert_eq!(card.rating.anchor, "random");
+    assert_eq!(card.rating.player, "net:makruk@4");
+    assert_eq!(card.search.playouts, 4);
+    assert!(card.rating.low <= card.rating.elo && card.rating.elo <= card.rating.high);
+    let checked = ok(&vz_nets(&nets, &["nets", "check"]));
+    assert!(
+        checked.contains("makruk: ") && checked.contains("1x8"),
+        "{checked}"
+    );
+    let listed = ok(&vz_nets(&nets, &["nets", "list"]));
+    assert!(listed.contains("net:makruk@4"), "{listed}");
+    // The default evaluator now plays it, with its card's search.
+    let j: serde_json::Value =
+        serde_json::from_str(&ok(&analyse(&nets, "makruk", "auto", &[]))).unwrap();
+    assert!(
+        j["evaluator"]
+            .as_str()
+            .unwrap()
+            .contains("makruk.safetensors"),
+        "{j}"
+    );
+    // A name that is not a name.
+    refused(
+        &vz_nets(
+            &nets,
+            &[
+                "nets",
+                "ship",
+                "--run",
+                run.to_str().unwrap(),
+                "--generation",
+                "1",
+                "--name",
+                "a/b",
+            ],
+        ),
+        "--name 'a/b'",
+    );
 }

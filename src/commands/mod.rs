@@ -8,6 +8,7 @@ pub mod compact;
 pub mod games;
 pub mod ladder;
 pub mod r#match;
+pub mod nets;
 pub mod perft;
 pub mod pipeline;
 pub mod play;

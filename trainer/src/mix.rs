@@ -129,7 +129,11 @@ mod tests {
     fn generation_zero_share_decays_by_hand() {
         // share 0.5, decay 0.5: net 2 trains with generation 0 at 0.5, net 3 at 0.25,
         // net 4 at 0.125, so self-play at 0.5, 0.75 and 0.875.
-        assert_eq!(selfplay_share_at(0.5, 0.5, 1), 0.0, "net 1 has no self-play");
+        assert_eq!(
+            selfplay_share_at(0.5, 0.5, 1),
+            0.0,
+            "net 1 has no self-play"
+        );
         assert_eq!(selfplay_share_at(0.5, 0.5, 2), 0.5);
         assert_eq!(selfplay_share_at(0.5, 0.5, 3), 0.75);
         assert_eq!(selfplay_share_at(0.5, 0.5, 4), 0.875);
