@@ -393,11 +393,13 @@ impl Player for SearchPlayer {
                 )),
                 None => {
                     let (left, inc) = c.mine(white);
-                    varzero_search::time::move_budget(
+                    let (left, inc, mtg) = (
                         left.as_millis() as u64,
                         inc.as_millis() as u64,
                         c.movestogo.map(u64::from),
-                    )
+                    );
+                    limits.time_cap = Some(varzero_search::time::move_cap(left, inc, mtg));
+                    varzero_search::time::move_budget(left, inc, mtg)
                 }
             });
             limits.smart_pruning = true;

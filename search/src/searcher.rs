@@ -28,6 +28,10 @@ pub struct Limits {
     /// at the speed so far (lc0's smart pruning), and at once with a single move to choose.
     /// Never with `infinite`; off by default, so that a search's playouts are its limit's.
     pub smart_pruning: bool,
+    /// Under a clock: at `time`, a search whose best move is unclear (its visits within a fifth
+    /// of the second's, [`crate::time::unclear`]) goes on until it is clear or this much time
+    /// has passed.
+    pub time_cap: Option<Duration>,
 }
 
 /// Progress of a search, for `info` lines and the caller.
@@ -302,7 +306,14 @@ impl Searcher {
         root.state == NodeState::Terminal
             || (root.state == NodeState::Expanded
                 && (limits.playouts.is_some_and(|p| root.visits as u64 >= p)
-                    || limits.time.is_some_and(|t| start.elapsed() >= t)
+                    || limits.time.is_some_and(|t| {
+                        let e = start.elapsed();
+                        e >= t
+                            && (limits.time_cap.is_none_or(|c| e >= c) || {
+                                let (first, second, _) = self.tree.top_two_root_visits();
+                                !crate::time::unclear(first, second)
+                            })
+                    })
                     || limits
                         .depth
                         .is_some_and(|d| playouts > 0 && depth_sum / playouts >= d as u64)

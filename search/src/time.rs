@@ -21,6 +21,21 @@ pub fn move_budget(left: u64, inc: u64, movestogo: Option<u64>) -> Duration {
     Duration::from_millis(ms)
 }
 
+/// How far past its budget an unclear move may run: twice the budget, never more than a
+/// third of what is left (less the overhead), and never less than the budget.
+pub fn move_cap(left: u64, inc: u64, movestogo: Option<u64>) -> Duration {
+    let budget = move_budget(left, inc, movestogo);
+    let cap = (left / 3).saturating_sub(MOVE_OVERHEAD_MS);
+    Duration::from_millis((2 * budget.as_millis() as u64).min(cap)).max(budget)
+}
+
+/// Whether a search at its budget should go on towards its cap: the most visited move leads
+/// the second by less than a fifth of its visits, so more playouts may still change it (lc0
+/// and KataGo spend more time where the best move is unclear).
+pub fn unclear(first: u32, second: u32) -> bool {
+    second > 0 && (second as u64) * 5 > (first as u64) * 4
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -38,5 +53,16 @@ mod tests {
         assert_eq!(move_budget(900, 0, Some(1)), Duration::from_millis(280));
         // Almost flagged: the floor.
         assert_eq!(move_budget(30, 10, None), Duration::from_millis(5));
+    }
+
+    #[test]
+    fn caps_and_unclear_moves_by_hand() {
+        // 10 s + 0.1 s: twice 388 ms.
+        assert_eq!(move_cap(10_000, 100, None), Duration::from_millis(776));
+        // 900 ms, one move to go: the budget is a third already (280), the cap no more.
+        assert_eq!(move_cap(900, 0, Some(1)), Duration::from_millis(280));
+        // 100 against 85 visits is unclear, against 80 (exactly four fifths) and 50 it is not.
+        assert!(unclear(100, 85));
+        assert!(!unclear(100, 80) && !unclear(100, 50) && !unclear(1, 0));
     }
 }

@@ -795,6 +795,10 @@ impl UciEngine {
         let (mine, inc) = if white { (wtime, winc) } else { (btime, binc) };
         if let Some(t) = mine {
             let budget = varzero_search::time::move_budget(t, inc, mtg);
+            // An unclear move may run on to the cap, unless `movetime` bounds it too.
+            if l.time.is_none() {
+                l.time_cap = Some(varzero_search::time::move_cap(t, inc, mtg));
+            }
             l.time = Some(l.time.map_or(budget, |m| m.min(budget)));
             bounded = true;
         }
