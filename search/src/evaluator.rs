@@ -51,6 +51,22 @@ impl Batch {
         self.finish(pos, m0)
     }
 
+    /// Adds a leaf whose input is left to [`Batch::encode_leaf_at`] (zeros until then).
+    pub fn push_unencoded(&mut self, ev: &dyn Evaluator, pos: &Position, moves: &[Move]) -> usize {
+        let (_, m0) = self.grow(ev, moves);
+        self.finish(pos, m0)
+    }
+
+    /// Encodes leaf `i` (added by [`Batch::push_unencoded`]) at `pos`, as `push_leaf` would.
+    pub fn encode_leaf_at(&mut self, i: usize, ev: &dyn Evaluator, pos: &mut Position) {
+        let (m0, m1) = self.ranges[i];
+        let il = self.input_len;
+        let moves = &self.moves[m0 as usize..m1 as usize];
+        let input = &mut self.inputs[i * il..(i + 1) * il];
+        input.fill(0.0);
+        ev.encode_leaf(pos, moves, input, &mut self.hints[m0 as usize..m1 as usize]);
+    }
+
     fn grow(&mut self, ev: &dyn Evaluator, moves: &[Move]) -> (usize, u32) {
         self.input_len = ev.input_len();
         let start = self.inputs.len();

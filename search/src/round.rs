@@ -18,6 +18,12 @@ pub struct Round {
     paths: Vec<u32>,
     path: Vec<u32>,
     moves: Vec<Move>,
+    /// Leaves are queued unencoded, with the moves from the root to them, and encoded by
+    /// [`Round::encode_deferred`] (a search on several threads does it without the tree).
+    pub defer: bool,
+    /// The moves from the root to each deferred leaf, and each leaf's span of them.
+    lines: Vec<Move>,
+    line_spans: Vec<(u32, u32)>,
 }
 
 impl Round {
@@ -26,6 +32,8 @@ impl Round {
         self.batch.clear();
         self.pending.clear();
         self.paths.clear();
+        self.lines.clear();
+        self.line_spans.clear();
     }
 
     /// Leaves waiting for the evaluator.
@@ -78,12 +86,40 @@ impl Round {
         if let Leaf::NeedsEval(node) = leaf {
             self.moves.clear();
             self.moves.extend(tree.edges_of(node).iter().map(|e| e.mv));
-            self.queue(tree_id, pos, ev);
+            if self.defer {
+                // The line from the root: each node of the path reached through its parent's edge.
+                let from = self.lines.len() as u32;
+                for w in self.path.windows(2) {
+                    let e = tree.edges_of(w[0]).iter().find(|e| e.child == w[1]);
+                    self.lines.push(e.expect("a path follows edges").mv);
+                }
+                self.line_spans.push((from, self.lines.len() as u32));
+                self.batch.push_unencoded(ev, pos, &self.moves);
+                let s = self.paths.len() as u32;
+                self.paths.extend_from_slice(&self.path);
+                self.pending.push((tree_id, s, self.paths.len() as u32));
+            } else {
+                self.queue(tree_id, pos, ev);
+            }
         }
         for _ in 0..depth {
             pos.unmake();
         }
         (leaf, depth)
+    }
+
+    /// Encodes the leaves queued with [`Round::defer`], each by playing its line on `root` (the
+    /// position at the tree's root, given back as it was).
+    pub fn encode_deferred(&mut self, ev: &dyn Evaluator, root: &mut Position) {
+        for (i, &(a, b)) in self.line_spans.iter().enumerate() {
+            for &m in &self.lines[a as usize..b as usize] {
+                root.make(m);
+            }
+            self.batch.encode_leaf_at(i, ev, root);
+            for _ in a..b {
+                root.unmake();
+            }
+        }
     }
 
     /// Queues `tree`'s root as a leaf with `moves` as its edges, whatever the rules say of the
@@ -175,4 +211,50 @@ pub fn best_move(
         round.evaluate(ev, std::slice::from_mut(&mut tree), |t| t);
     }
     tree.best_root_move()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::{MaterialEvaluator, TacticalBlend};
+    use std::sync::Arc;
+
+    /// A deferred round (encoded after the descents, from the root) queues exactly the batch
+    /// an immediate one does: inputs, exchange hints, moves and sides.
+    #[test]
+    fn deferred_encoding_matches_encoding_at_the_leaf() {
+        let v = varzero_rules::Variant::builtin("xiangqi").unwrap();
+        let ev = TacticalBlend::wrap(Arc::new(MaterialEvaluator::new(&v)), &v, 0.5, 0.5);
+        let cfg = SearchConfig::default();
+        let mut pos = Position::start(&v);
+        let mut tree = Tree::new();
+        let mut r = Round::default();
+        for _ in 0..6 {
+            r.clear();
+            r.descend(0, &mut tree, &mut pos, &cfg, &*ev);
+            r.evaluate(&*ev, std::slice::from_mut(&mut tree), |t| t);
+        }
+        let (mut t1, mut t2) = (tree.clone(), tree);
+        let (mut now, mut later) = (Round::default(), Round::default());
+        later.defer = true;
+        for _ in 0..4 {
+            now.descend(0, &mut t1, &mut pos, &cfg, &*ev);
+            later.descend(0, &mut t2, &mut pos, &cfg, &*ev);
+        }
+        later.encode_deferred(&*ev, &mut pos);
+        assert_eq!(
+            pos.fen(),
+            Position::start(&v).fen(),
+            "the root is given back"
+        );
+        assert_eq!(now.batch.n, 4);
+        assert!(
+            later.line_spans.iter().any(|&(a, b)| b - a >= 2),
+            "deep leaves"
+        );
+        assert_eq!(now.batch.inputs, later.batch.inputs);
+        assert_eq!(now.batch.hints, later.batch.hints);
+        assert_eq!(now.batch.moves, later.batch.moves);
+        assert_eq!(now.batch.side_to_move, later.batch.side_to_move);
+    }
 }

@@ -359,7 +359,10 @@ impl Searcher {
             },
         ));
         let work = |main: bool, report: &mut dyn FnMut(&SearchInfo)| {
+            // Leaves are encoded (a quiescence search each, with tactics) after the tree is let
+            // go of, on this thread's own copy of the root position.
             let mut round = Round::default();
+            round.defer = true;
             let mut pos = pos.clone();
             let mut last_report = Instant::now();
             loop {
@@ -429,6 +432,7 @@ impl Searcher {
                     std::thread::yield_now();
                     continue;
                 }
+                round.encode_deferred(&*ev, &mut pos);
                 round.evaluate_only(&*ev);
                 let mut g = state.lock().unwrap_or_else(|e| e.into_inner());
                 round.scatter(std::slice::from_mut(&mut g.0.tree), |t| t);
