@@ -52,6 +52,7 @@ layout! {
     TRAIN_CURVES = "train_curves", "logs/train-gen-NNN.png", "net NNN's training curves";
     MATCH_RECORD = "match_record", "logs/match-gen-NNN.json", "net NNN against the net before it (or generation 0): score, interval, Elo, gating verdict";
     LADDER_RECORD = "ladder_record", "logs/ladder-gen-NNN.json", "generation NNN's climb: its ladder name and the highest rung it held";
+    LADDER_RAW_RECORD = "ladder_raw_record", "logs/ladder-gen-NNN-raw.json", "net NNN's climb raw (no tactical blend; `[ladder] raw`)";
     FINAL_MATCH = "final_match", "logs/match-last-vs-gen-000.json", "the last net against generation 0's player";
     SUMMARY = "summary", "logs/summary.json", "the run's closing matches: last net against net 1 (raw and with the search) and against generation 0's player";
     MATCHES_CSV = "matches_csv", "logs/matches.csv", "every match record as one table";
@@ -299,6 +300,15 @@ impl RunDir {
     }
     pub fn read_ladder_record(&self, gen: u32) -> Result<Option<LadderRecord>> {
         read_json(&self.ladder_record(gen))
+    }
+    pub fn ladder_raw_record(&self, gen: u32) -> PathBuf {
+        self.at_gen(LADDER_RAW_RECORD, gen)
+    }
+    pub fn read_ladder_raw_record(&self, gen: u32) -> Result<Option<LadderRecord>> {
+        read_json(&self.ladder_raw_record(gen))
+    }
+    pub fn write_ladder_raw_record(&self, rec: &LadderRecord) -> Result<()> {
+        write_json(&self.ladder_raw_record(rec.generation), rec)
     }
     pub fn write_ladder_record(&self, rec: &LadderRecord) -> Result<()> {
         write_json(&self.ladder_record(rec.generation), rec)

@@ -169,14 +169,24 @@ fn a_run_s_net_is_shipped_with_its_card() {
     std::fs::write(
         &cfg,
         "name = \"mini\"\nvariant = \"makruk\"\ngenerations = 1\ngames_per_generation = 4\n\
-         match_games = 2\nmatch_playouts = 4\n[search]\nplayouts = 8\n[selfplay]\nthreads = 1\n\
-         games_per_worker = 4\n[train]\nsteps = 4\nbatch_size = 8\n[train.arch]\nblocks = 1\n\
-         channels = 8\n[ladder]\nenabled = true\ngames = 2\nplayouts = 4\n\
-         rungs = [\"random\", \"material-raw@2\"]\n",
+         match_games = 2\nmatch_playouts = 4\n[search]\nplayouts = 8\ntactics = 0.5\n[selfplay]\n\
+         threads = 1\ngames_per_worker = 4\n[train]\nsteps = 4\nbatch_size = 8\n[train.arch]\n\
+         blocks = 1\nchannels = 8\n[ladder]\nenabled = true\nraw = true\ngames = 2\n\
+         playouts = 4\nrungs = [\"random\", \"material-raw@2\"]\n",
     )
     .unwrap();
     let run = t.path().join("run");
-    ok(&common::pipeline(&cfg, &run, &[]));
+    let text = ok(&common::pipeline(&cfg, &run, &[]));
+    // `[ladder] raw`: net 1 is rated with the run's search and raw, one row each.
+    assert!(
+        text.contains("gen 1: ladder ") && text.contains(", raw "),
+        "{text}"
+    );
+    let csv = std::fs::read_to_string(run.join("logs/ladder.csv")).unwrap();
+    assert!(
+        csv.contains(",gen-001@4,") && csv.contains(",gen-001@4-raw,"),
+        "{csv}"
+    );
     let nets = t.path().join("nets");
     let o = vz_nets(
         &nets,

@@ -125,7 +125,7 @@ fn ship(
         .with_context(|| format!("{}: no ladder ratings (logs/ladder.csv)", run.display()))?;
     let row = rows
         .iter()
-        .find(|x| x.generation == generation)
+        .find(|x| x.generation == generation && !x.player.ends_with("-raw"))
         .with_context(|| {
             format!(
                 "{}: generation {generation} has no ladder rating in logs/ladder.csv",

@@ -113,6 +113,10 @@ pub struct LadderSettings {
     pub rung_dir: Option<PathBuf>,
     /// The player at 0 Elo (default: the first rung).
     pub anchor: Option<String>,
+    /// Also rate each net raw (`tactics=0,tactics_priors=0`) where the run's search blends, so
+    /// that what the net learned shows apart from the search (a second row per generation in
+    /// logs/ladder.csv, its player named `...-raw`).
+    pub raw: bool,
 }
 
 impl Default for LadderSettings {
@@ -124,6 +128,7 @@ impl Default for LadderSettings {
             rungs: None,
             rung_dir: None,
             anchor: None,
+            raw: false,
         }
     }
 }

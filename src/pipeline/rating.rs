@@ -314,6 +314,33 @@ pub fn ladder_generation(
         })?;
         busy = Some(usage.record(run, "ladder", gen)?);
     }
+    // The net alone, without the search's tactical blend: what it learned, apart from the search.
+    let blends = cfg.search.tactics > 0.0 || cfg.search.tactics_priors > 0.0;
+    if s.raw && blends && gen >= 1 && run.read_ladder_raw_record(gen)?.is_none() {
+        let make = crate::nets::player_maker(v, &cfg.search, &cfg.device);
+        let raw_name = format!("{name}-raw");
+        let spec = format!(
+            "net:{}@{playouts},tactics=0,tactics_priors=0",
+            run.model(gen).display()
+        );
+        let player = varzero_arena::players::named(&raw_name, make(&spec)?);
+        let mut start = 0;
+        for g in (1..gen).rev() {
+            if let Some(r) = run.read_ladder_raw_record(g)? {
+                start = r.top_rung.unwrap_or(0);
+                break;
+            }
+        }
+        varzero_eval_net::share_threads(o.concurrency);
+        let top = crate::progress::with_ladder_progress(quiet, &l, |progress| {
+            l.rate_one(&player, start, &make, progress)
+        })?;
+        run.write_ladder_raw_record(&LadderRecord {
+            generation: gen,
+            player: raw_name,
+            top_rung: top,
+        })?;
+    }
     let ratings = l.ratings()?;
     l.write_ratings(&ratings)?;
     let mut rows = Vec::new();
@@ -339,6 +366,20 @@ pub fn ladder_generation(
                 error: x.error,
             });
         }
+        // The raw rating's row after the search's (readers that want one row per generation
+        // take the first).
+        if let Some(r) = run.read_ladder_raw_record(g)? {
+            if let Some(x) = ratings.iter().find(|x| x.player == r.player) {
+                rows.push(LadderRow {
+                    generation: g,
+                    player: x.player.clone(),
+                    elo: x.elo,
+                    error95: x.error,
+                    games: x.games,
+                    cpu_hours: run.cpu_hours_to(g)?,
+                });
+            }
+        }
     }
     run.write_ladder_csv(&rows)?;
     let rungs: Vec<(String, f64)> = ratings
@@ -356,8 +397,13 @@ pub fn ladder_generation(
         std::fs::rename(&tmp, &png)?;
     }
     if let Some(p) = points.last() {
+        let raw = rows
+            .iter()
+            .rfind(|r| r.generation == gen && r.player.ends_with("-raw"))
+            .map(|r| format!(", raw {:+.0} +- {:.0}", r.elo, r.error95))
+            .unwrap_or_default();
         println!(
-            "gen {gen}: ladder {:+.0} +- {:.0} Elo ({} = 0){}",
+            "gen {gen}: ladder {:+.0} +- {:.0} Elo{raw} ({} = 0){}",
             p.elo,
             p.error,
             l.cfg.anchor,

@@ -234,9 +234,11 @@ fn run_page(
         .filter(|r| r.rung)
         .map(|r| (r.player, r.elo))
         .collect();
+    // The chart follows the run's search; raw ratings (`[ladder] raw`) are in the table.
     let elo_points: Vec<EloPoint> = ladder
         .iter()
         .flatten()
+        .filter(|r| !r.player.ends_with("-raw"))
         .map(|r| EloPoint {
             generation: r.generation,
             cpu_hours: r.cpu_hours,
