@@ -291,7 +291,8 @@ impl Arena {
                 stop: &self.stop,
                 clock: clock.as_ref().map(|c| c.view(white)),
             };
-            // The clock runs from the question to the answer, a player made afresh included.
+            // The clock runs from the question to the answer (both players were made and told
+            // of the game before its first move, so an engine's start is not charged).
             let asked = Instant::now();
             let mut answer = slot.get().and_then(|p| p.choose(&view));
             if let Some(c) = clock.as_mut() {
