@@ -80,8 +80,7 @@ pub fn run(a: AnalyseArgs) -> Result<()> {
         j["evaluator"] = id.into();
         println!("{}", serde_json::to_string_pretty(&j)?);
     } else {
-        print!("{}", table(&pos, &info));
-        println!("evaluator {id}");
+        print!("{}", table(&pos, &info, &id));
     }
     Ok(())
 }
@@ -95,9 +94,9 @@ fn pct(x: f32) -> String {
     }
 }
 
-fn table(pos: &varzero_rules::Position, i: &SearchInfo) -> String {
+fn table(pos: &varzero_rules::Position, i: &SearchInfo, evaluator: &str) -> String {
     let mut s = format!(
-        "{}\n{} visits in {:.2} s ({} playouts/s), root W/D/L {}/{}/{} %\n",
+        "{}\n{} visits in {:.2} s ({} playouts/s) by {evaluator}, root W/D/L {}/{}/{} %\n",
         pos.fen(),
         i.visits,
         i.elapsed.as_secs_f64(),
