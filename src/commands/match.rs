@@ -245,7 +245,21 @@ pub fn run(a: MatchArgs) -> Result<()> {
     bar.set_style(ProgressStyle::with_template("{bar:25} {pos}/{len} games  {msg}").unwrap());
     let mut write_error: Option<String> = None;
     let mut time_losses = [0u64; 2];
+    // Per player: milliseconds used and moves made under the clock.
+    let mut clock_use = [(0u64, 0u64); 2];
     let summary = arena.run(&mut |g, st| {
+        if !g.clock.is_empty() {
+            let white_first = varzero_rules::Position::from_fen(&v, &g.start_fen)
+                .map(|p| p.side_to_move() == varzero_rules::Color::White)
+                .unwrap_or(true);
+            for (k, t) in g.clock.iter().enumerate() {
+                let white = (k % 2 == 0) == white_first;
+                let a = white == g.a_white;
+                let c = &mut clock_use[usize::from(!a)];
+                c.0 += t.used_ms;
+                c.1 += 1;
+            }
+        }
         if let Some(f) = g
             .failure
             .as_ref()
@@ -312,9 +326,13 @@ pub fn run(a: MatchArgs) -> Result<()> {
         );
     }
     if let Some(t) = &time_control {
+        let mean = |c: (u64, u64)| c.0 as f64 / c.1.max(1) as f64;
         println!(
-            "clock {t}: losses on time A {}, B {}",
-            time_losses[0], time_losses[1]
+            "clock {t}: losses on time A {}, B {}; mean time a move A {:.0} ms, B {:.0} ms",
+            time_losses[0],
+            time_losses[1],
+            mean(clock_use[0]),
+            mean(clock_use[1])
         );
     }
     if let Some(t) = &sprt {
