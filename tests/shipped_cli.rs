@@ -230,6 +230,49 @@ fn a_run_s_net_is_shipped_with_its_card() {
             .contains("makruk.safetensors"),
         "{j}"
     );
+    // Rated by a match instead: player A is the net, player B the anchor.
+    let m = t.path().join("m");
+    let net_a = format!("net:{}@4", run.join("models/gen-001.safetensors").display());
+    ok(&vz_nets(
+        &nets,
+        &[
+            "match",
+            "--variant",
+            "makruk",
+            &net_a,
+            "random",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            m.to_str().unwrap(),
+        ],
+    ));
+    ok(&vz_nets(
+        &nets,
+        &[
+            "nets",
+            "ship",
+            "--run",
+            run.to_str().unwrap(),
+            "--generation",
+            "1",
+            "--name",
+            "makruk-m",
+            "--match",
+            m.to_str().unwrap(),
+        ],
+    ));
+    let card = varzero::shipped::read_card(&nets.join("makruk-m.toml")).unwrap();
+    assert_eq!(
+        (card.rating.anchor.as_str(), card.rating.player.as_str()),
+        ("random", net_a.as_str())
+    );
+    assert!(
+        card.rating.source.starts_with("a match of 1 game pairs"),
+        "{}",
+        card.rating.source
+    );
     // A name that is not a name.
     refused(
         &vz_nets(

@@ -32,6 +32,11 @@ pub enum NetsCmd {
         /// The folder (default: the shipped nets' folder).
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Rate it by a match instead of the run's ladder: a `varzero match --out DIR` whose
+        /// player A is this net (with the search it is shipped with) and whose player B is the
+        /// anchor (0 Elo). Elo and interval from game pairs.
+        #[arg(long = "match")]
+        match_dir: Option<PathBuf>,
     },
 }
 
@@ -45,7 +50,8 @@ pub fn run(cmd: NetsCmd) -> Result<()> {
             name,
             recipe,
             dir,
-        } => ship(&run, generation, &name, &recipe, dir),
+            match_dir,
+        } => ship(&run, generation, &name, &recipe, dir, match_dir),
     }
 }
 
@@ -105,6 +111,7 @@ fn ship(
     name: &str,
     recipe: &str,
     dir: Option<PathBuf>,
+    match_dir: Option<PathBuf>,
 ) -> Result<()> {
     if !shipped::is_name(name) || name == shipped::SHIPPED {
         bail!(
@@ -120,26 +127,13 @@ fn ship(
     let model = r.model(generation);
     let meta = varzero_eval_net::Net::read_meta(&model)
         .with_context(|| format!("net {generation} of {}", run.display()))?;
-    let rows = r
-        .read_ladder_csv()?
-        .with_context(|| format!("{}: no ladder ratings (logs/ladder.csv)", run.display()))?;
-    let row = rows
-        .iter()
-        .find(|x| x.generation == generation && !x.player.ends_with("-raw"))
-        .with_context(|| {
-            format!(
-                "{}: generation {generation} has no ladder rating in logs/ladder.csv",
-                run.display()
-            )
-        })?;
+    let cpu_hours = r.cpu_hours_to(generation)?;
     let mut search = cfg.search.clone();
     search.playouts = cfg.ladder.playouts.unwrap_or(cfg.match_playouts);
-    let anchor = cfg
-        .ladder
-        .anchor
-        .clone()
-        .or_else(|| cfg.ladder.rungs.as_ref().and_then(|r| r.first().cloned()))
-        .unwrap_or_else(|| "the ladder's first rung".into());
+    let rating = match &match_dir {
+        Some(m) => rating_from_match(m)?,
+        None => rating_from_ladder(&r, &cfg, generation, name, search.playouts)?,
+    };
     let card = Card {
         variant: meta.variant.clone(),
         rules_hash: meta.rules_hash.clone(),
@@ -154,18 +148,8 @@ fn ship(
         ),
         command: format!("varzero pipeline --config configs/runs/{}.toml", cfg.name),
         generation,
-        cpu_hours: (row.cpu_hours * 100.0).round() / 100.0,
-        rating: Rating {
-            elo: row.elo.round(),
-            low: (row.elo - row.error95).round(),
-            high: (row.elo + row.error95).round(),
-            anchor,
-            player: format!("net:{name}@{}", search.playouts),
-            source: format!(
-                "the run's ladder, {} games per pairing (logs/ladder.csv)",
-                cfg.ladder.games
-            ),
-        },
+        cpu_hours: (cpu_hours * 100.0).round() / 100.0,
+        rating,
         search,
     };
     let dir = dir.unwrap_or_else(shipped::nets_dir);
@@ -190,4 +174,94 @@ fn ship(
         card.cpu_hours
     );
     Ok(())
+}
+
+/// The rating of net `generation` in the run's ladder (logs/ladder.csv), the run's search.
+fn rating_from_ladder(
+    r: &RunDir,
+    cfg: &varzero::pipeline::PipelineConfig,
+    generation: u32,
+    name: &str,
+    playouts: u32,
+) -> Result<Rating> {
+    let rows = r.read_ladder_csv()?.with_context(|| {
+        format!(
+            "{}: no ladder ratings (logs/ladder.csv)",
+            r.root().display()
+        )
+    })?;
+    let row = rows
+        .iter()
+        .find(|x| x.generation == generation && !x.player.ends_with("-raw"))
+        .with_context(|| {
+            format!(
+                "{}: generation {generation} has no ladder rating in logs/ladder.csv",
+                r.root().display()
+            )
+        })?;
+    let anchor = cfg
+        .ladder
+        .anchor
+        .clone()
+        .or_else(|| cfg.ladder.rungs.as_ref().and_then(|r| r.first().cloned()))
+        .unwrap_or_else(|| "the ladder's first rung".into());
+    Ok(Rating {
+        elo: row.elo.round(),
+        low: (row.elo - row.error95).round(),
+        high: (row.elo + row.error95).round(),
+        anchor,
+        player: format!("net:{name}@{playouts}"),
+        source: format!(
+            "the run's ladder, {} games per pairing (logs/ladder.csv)",
+            cfg.ladder.games
+        ),
+    })
+}
+
+/// The rating of a match's player A against its player B (the anchor), from game pairs.
+fn rating_from_match(dir: &std::path::Path) -> Result<Rating> {
+    let (shards, _) = varzero_datasets::read_live_games(dir)
+        .with_context(|| format!("--match {}", dir.display()))?;
+    let first = shards
+        .iter()
+        .flat_map(|s| s.1.iter())
+        .next()
+        .with_context(|| format!("--match {}: no games", dir.display()))?;
+    let j: serde_json::Value = serde_json::from_str(&first.search)
+        .with_context(|| format!("--match {}: not a match's games", dir.display()))?;
+    let (white, black) = (
+        j["white"].as_str().unwrap_or_default().to_string(),
+        j["black"].as_str().unwrap_or_default().to_string(),
+    );
+    let (a, b) = if j["a_white"].as_bool().unwrap_or(true) {
+        (white, black)
+    } else {
+        (black, white)
+    };
+    let scores = varzero_arena::matches::match_scores(dir, &a, &b)?;
+    let mut penta = varzero_stats::Pentanomial::default();
+    let mut by_pair: std::collections::BTreeMap<u64, Vec<varzero_stats::GameScore>> =
+        Default::default();
+    for (i, s) in &scores {
+        by_pair.entry(i / 2).or_default().push(*s);
+    }
+    for pair in by_pair.values().filter(|p| p.len() == 2) {
+        penta.add(pair[0], pair[1]);
+    }
+    if penta.pairs() == 0 {
+        bail!("--match {}: no finished game pair", dir.display());
+    }
+    let e = penta.elo();
+    Ok(Rating {
+        elo: e.elo.round(),
+        low: e.lower.round(),
+        high: e.upper.round(),
+        anchor: b,
+        player: a,
+        source: format!(
+            "a match of {} game pairs (varzero match --out {})",
+            penta.pairs(),
+            dir.display()
+        ),
+    })
 }
