@@ -448,3 +448,18 @@ mod tests {
         assert!(e.contains("no section `mcts`"), "{e}");
     }
 }
+
+/// The clock of `--tc` (cutechess's `tc=` notation) or `--st` (seconds a move), if either.
+pub fn time_control(
+    tc: &Option<String>,
+    st: &Option<String>,
+) -> Result<Option<varzero_arena::TimeControl>> {
+    Ok(match (tc, st) {
+        (Some(t), _) => {
+            varzero_arena::TimeControl::parse(t).map_err(|e| anyhow::anyhow!("--tc: {e}"))?
+        }
+        (None, Some(t)) => varzero_arena::TimeControl::parse(&format!("st={t}"))
+            .map_err(|e| anyhow::anyhow!("--st: {e}"))?,
+        (None, None) => None,
+    })
+}

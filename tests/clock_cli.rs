@@ -30,6 +30,24 @@ fn slow_engine(dir: &Path, delay: &str) -> PathBuf {
     p
 }
 
+/// `varzero match --variant makruk A B --games 2 --quiet --out OUT CLOCK...`.
+fn clocked_match(a: &str, b: &str, out: &Path, clock: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "match",
+        "--variant",
+        "makruk",
+        a,
+        b,
+        "--games",
+        "2",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(clock);
+    varzero().args(&args).output().unwrap()
+}
+
 fn games_txt(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("games.txt")).unwrap()
 }
@@ -41,23 +59,7 @@ fn an_engine_past_its_time_loses_on_time() {
     let engine = format!("uci:{}@clock", slow.display());
     // st=0.1: the engine's first move comes after 0.3 s, every game.
     let out = t.path().join("st");
-    let o = varzero()
-        .args([
-            "match",
-            "--variant",
-            "makruk",
-            "material@8",
-            &engine,
-            "--st",
-            "0.1",
-            "--games",
-            "2",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let o = clocked_match("material@8", &engine, &out, &["--st", "0.1"]);
     let stdout = ok(&o);
     assert!(
         stdout.contains("clock st=0.1: losses on time A 0, B 2"),
@@ -75,23 +77,7 @@ fn an_engine_past_its_time_loses_on_time() {
     // A whole game under a clock that runs out: 1 s for the game, 0.3 s a move, so the engine
     // is out of time at its fourth move; the game records every move's time and clock.
     let out = t.path().join("tc");
-    let o = varzero()
-        .args([
-            "match",
-            "--variant",
-            "makruk",
-            "material@8",
-            &engine,
-            "--tc",
-            "1+0",
-            "--games",
-            "2",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let o = clocked_match("material@8", &engine, &out, &["--tc", "1+0"]);
     let stdout = ok(&o);
     assert!(stdout.contains("losses on time A 0, B 2"), "{stdout}");
     let text = games_txt(&out);
@@ -136,23 +122,12 @@ fn an_engine_past_its_time_loses_on_time() {
 fn our_players_keep_to_a_short_clock() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("m");
-    let o = varzero()
-        .args([
-            "match",
-            "--variant",
-            "makruk",
-            "material@clock",
-            "material@clock,tactics=0.5",
-            "--tc",
-            "1+0.01",
-            "--games",
-            "2",
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let o = clocked_match(
+        "material@clock",
+        "material@clock,tactics=0.5",
+        &out,
+        &["--tc", "1+0.01"],
+    );
     let stdout = ok(&o);
     assert!(
         stdout.contains("clock tc=1+0.01: losses on time A 0, B 0"),

@@ -21,20 +21,13 @@ fn refused(o: &Output, what: &str) {
 /// A tiny makruk net with one NaN weight, saved with its sidecar.
 fn nan_net(dir: &Path) -> PathBuf {
     use varzero_eval_net::tch::Device;
+    let path = common::tiny_net(dir, "nan", "makruk");
     let v = varzero_rules::Variant::builtin("makruk").unwrap();
-    let net = varzero_eval_net::Net::new(
-        &v,
-        varzero_eval_net::Arch {
-            blocks: 1,
-            channels: 8,
-        },
-        Device::Cpu,
-    );
+    let net = varzero_eval_net::Net::load(&path, &v, Device::Cpu).unwrap();
     varzero_eval_net::tch::no_grad(|| {
         let w = &net.vs.variables()["block0.c2.weight"];
         let _ = w.view(-1).get(3).fill_(f64::NAN);
     });
-    let path = dir.join("nan.safetensors");
     net.save(&path).unwrap();
     path
 }

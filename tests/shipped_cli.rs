@@ -17,17 +17,8 @@ fn vz_nets(nets: &Path, args: &[&str]) -> Output {
 
 /// A tiny random makruk net with its card, as nets/ holds them.
 fn tiny_nets(dir: &Path) {
-    use varzero_eval_net::tch::Device;
+    common::tiny_net(dir, "makruk", "makruk");
     let v = varzero_rules::Variant::builtin("makruk").unwrap();
-    let net = varzero_eval_net::Net::new(
-        &v,
-        varzero_eval_net::Arch {
-            blocks: 1,
-            channels: 8,
-        },
-        Device::Cpu,
-    );
-    net.save(&dir.join("makruk.safetensors")).unwrap();
     std::fs::write(
         dir.join("makruk.toml"),
         format!(

@@ -75,14 +75,7 @@ pub fn run(a: LadderArgs) -> Result<()> {
     if !(a.prior_draws >= 0.0 && a.prior_draws.is_finite()) {
         bail!("--prior-draws must be a number at least 0");
     }
-    let time_control = match (&a.tc, &a.st) {
-        (Some(t), _) => {
-            varzero_arena::TimeControl::parse(t).map_err(|e| anyhow::anyhow!("--tc: {e}"))?
-        }
-        (None, Some(t)) => varzero_arena::TimeControl::parse(&format!("st={t}"))
-            .map_err(|e| anyhow::anyhow!("--st: {e}"))?,
-        (None, None) => None,
-    };
+    let time_control = varzero::run_config::time_control(&a.tc, &a.st)?;
     let o = LadderOptions {
         rungs: a.rungs.clone(),
         anchor: a.anchor.clone(),

@@ -150,14 +150,7 @@ pub fn run(a: MatchArgs) -> Result<()> {
         varzero_eval_net::share_threads(a.concurrency);
     }
     let sprt = sprt_of(&a)?;
-    let time_control = match (&a.tc, &a.st) {
-        (Some(t), _) => {
-            varzero_arena::TimeControl::parse(t).map_err(|e| anyhow::anyhow!("--tc: {e}"))?
-        }
-        (None, Some(t)) => varzero_arena::TimeControl::parse(&format!("st={t}"))
-            .map_err(|e| anyhow::anyhow!("--st: {e}"))?,
-        (None, None) => None,
-    };
+    let time_control = varzero::run_config::time_control(&a.tc, &a.st)?;
     if time_control.is_none() {
         for (which, spec) in [("A", &a.player_a), ("B", &a.player_b)] {
             if varzero_arena::PlayerSpec::parse(spec).is_ok_and(|p| p.needs_clock()) {

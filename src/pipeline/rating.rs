@@ -284,9 +284,34 @@ pub fn ladder_generation(
     let l = Ladder::open(v, &o)?;
     let name = format!("gen-{gen:03}@{playouts}");
     let mut busy = None;
+    let make = crate::nets::player_maker(v, &cfg.search, &cfg.device);
+    // One climb: `spec` rated as `player`, from where the generations before it stopped (nets
+    // rarely fall far), its record written by `write`.
+    let climb = |player: &str,
+                 spec: &str,
+                 read: &dyn Fn(u32) -> Result<Option<LadderRecord>>,
+                 write: &dyn Fn(&LadderRecord) -> Result<()>|
+     -> Result<()> {
+        let p = varzero_arena::players::named(player, make(spec)?);
+        let mut start = 0;
+        for g in (0..gen).rev() {
+            if let Some(r) = read(g)? {
+                start = r.top_rung.unwrap_or(0);
+                break;
+            }
+        }
+        varzero_eval_net::share_threads(o.concurrency);
+        let top = crate::progress::with_ladder_progress(quiet, &l, |progress| {
+            l.rate_one(&p, start, &make, progress)
+        })?;
+        write(&LadderRecord {
+            generation: gen,
+            player: player.to_string(),
+            top_rung: top,
+        })
+    };
     if run.read_ladder_record(gen)?.is_none() {
         let usage = Usage::start();
-        let make = crate::nets::player_maker(v, &cfg.search, &cfg.device);
         let spec = if gen == 0 {
             cfg.gen0
                 .clone()
@@ -294,52 +319,23 @@ pub fn ladder_generation(
         } else {
             format!("net:{}@{playouts}", run.model(gen).display())
         };
-        let player = varzero_arena::players::named(&name, make(&spec)?);
-        // Climb from where the generation before it stopped: nets rarely fall far.
-        let mut start = 0;
-        for g in (0..gen).rev() {
-            if let Some(r) = run.read_ladder_record(g)? {
-                start = r.top_rung.unwrap_or(0);
-                break;
-            }
-        }
-        varzero_eval_net::share_threads(o.concurrency);
-        let top = crate::progress::with_ladder_progress(quiet, &l, |progress| {
-            l.rate_one(&player, start, &make, progress)
-        })?;
-        run.write_ladder_record(&LadderRecord {
-            generation: gen,
-            player: name.clone(),
-            top_rung: top,
+        climb(&name, &spec, &|g| run.read_ladder_record(g), &|r| {
+            run.write_ladder_record(r)
         })?;
         busy = Some(usage.record(run, "ladder", gen)?);
     }
     // The net alone, without the search's tactical blend: what it learned, apart from the search.
     let blends = cfg.search.tactics > 0.0 || cfg.search.tactics_priors > 0.0;
     if s.raw && blends && gen >= 1 && run.read_ladder_raw_record(gen)?.is_none() {
-        let make = crate::nets::player_maker(v, &cfg.search, &cfg.device);
-        let raw_name = format!("{name}-raw");
-        let spec = format!(
-            "net:{}@{playouts},tactics=0,tactics_priors=0",
-            run.model(gen).display()
-        );
-        let player = varzero_arena::players::named(&raw_name, make(&spec)?);
-        let mut start = 0;
-        for g in (1..gen).rev() {
-            if let Some(r) = run.read_ladder_raw_record(g)? {
-                start = r.top_rung.unwrap_or(0);
-                break;
-            }
-        }
-        varzero_eval_net::share_threads(o.concurrency);
-        let top = crate::progress::with_ladder_progress(quiet, &l, |progress| {
-            l.rate_one(&player, start, &make, progress)
-        })?;
-        run.write_ladder_raw_record(&LadderRecord {
-            generation: gen,
-            player: raw_name,
-            top_rung: top,
-        })?;
+        climb(
+            &format!("{name}-raw"),
+            &format!(
+                "net:{}@{playouts},tactics=0,tactics_priors=0",
+                run.model(gen).display()
+            ),
+            &|g| run.read_ladder_raw_record(g),
+            &|r| run.write_ladder_raw_record(r),
+        )?;
     }
     let ratings = l.ratings()?;
     l.write_ratings(&ratings)?;

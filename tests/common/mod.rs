@@ -72,3 +72,20 @@ pub fn ok(o: &Output) -> String {
     assert!(o.status.success(), "exit {:?}: {}", o.status.code(), err(o));
     out(o)
 }
+
+/// A tiny random net (1 block of 8 channels) for `variant`, saved with its sidecar as
+/// `dir/NAME.safetensors`.
+pub fn tiny_net(dir: &Path, name: &str, variant: &str) -> std::path::PathBuf {
+    let v = varzero_rules::Variant::builtin(variant).unwrap();
+    let net = varzero_eval_net::Net::new(
+        &v,
+        varzero_eval_net::Arch {
+            blocks: 1,
+            channels: 8,
+        },
+        varzero_eval_net::tch::Device::Cpu,
+    );
+    let path = dir.join(format!("{name}.safetensors"));
+    net.save(&path).unwrap();
+    path
+}
