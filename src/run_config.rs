@@ -407,6 +407,21 @@ fn known(table: &toml::Table, sections: &[&str]) -> String {
     k.join(", ")
 }
 
+/// The clock of `--tc` (cutechess's `tc=` notation) or `--st` (seconds a move), if either.
+pub fn time_control(
+    tc: &Option<String>,
+    st: &Option<String>,
+) -> Result<Option<varzero_arena::TimeControl>> {
+    Ok(match (tc, st) {
+        (Some(t), _) => {
+            varzero_arena::TimeControl::parse(t).map_err(|e| anyhow::anyhow!("--tc: {e}"))?
+        }
+        (None, Some(t)) => varzero_arena::TimeControl::parse(&format!("st={t}"))
+            .map_err(|e| anyhow::anyhow!("--st: {e}"))?,
+        (None, None) => None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,19 +462,4 @@ mod tests {
         let e = params(&["mcts.c_puct=1"]).unwrap_err().to_string();
         assert!(e.contains("no section `mcts`"), "{e}");
     }
-}
-
-/// The clock of `--tc` (cutechess's `tc=` notation) or `--st` (seconds a move), if either.
-pub fn time_control(
-    tc: &Option<String>,
-    st: &Option<String>,
-) -> Result<Option<varzero_arena::TimeControl>> {
-    Ok(match (tc, st) {
-        (Some(t), _) => {
-            varzero_arena::TimeControl::parse(t).map_err(|e| anyhow::anyhow!("--tc: {e}"))?
-        }
-        (None, Some(t)) => varzero_arena::TimeControl::parse(&format!("st={t}"))
-            .map_err(|e| anyhow::anyhow!("--st: {e}"))?,
-        (None, None) => None,
-    })
 }
