@@ -111,10 +111,6 @@ pub struct Searcher {
     pub max_bytes: usize,
     /// Root lines in each [`SearchInfo`] (`MultiPV`; at least 1).
     pub multipv: usize,
-    /// Search threads on the one tree (UCI's `Threads`): each gathers its own leaves under
-    /// virtual loss and evaluates them while the others descend, so a net's forwards run at
-    /// once. 1 keeps the search deterministic.
-    pub threads: usize,
     tree: Tree,
     /// The position at the tree's root: its FEN before any move, and the moves from there.
     root_start: String,
@@ -135,14 +131,12 @@ fn game_of(pos: &Position) -> (String, Vec<Move>) {
 
 impl Searcher {
     pub fn new(evaluator: Arc<dyn Evaluator>, cfg: SearchConfig) -> Searcher {
-        let threads = cfg.threads.max(1) as usize;
         Searcher {
             evaluator,
             cfg,
             play_on: false,
             max_bytes: usize::MAX,
             multipv: 1,
-            threads,
             tree: Tree::new(),
             root_start: String::new(),
             root_moves: Vec::new(),
@@ -323,7 +317,7 @@ impl Searcher {
                     || self.tree.bytes() >= self.max_bytes / 2))
     }
 
-    /// [`Searcher::search`] on `self.threads` threads sharing the tree: a thread holds the
+    /// [`Searcher::search`] on `cfg.threads` threads sharing the tree: a thread holds the
     /// tree while it descends (and encodes its leaves), lets go of it while the evaluator
     /// scores them, and takes it again to back them up. Virtual loss keeps the threads' leaves
     /// apart; a thread whose descents all meet leaves pending elsewhere yields.
@@ -347,7 +341,7 @@ impl Searcher {
         let gumbel = self.gumbel();
         let per_call = cfg.leaves_per_game.max(1) as u64;
         let budget = limits.playouts.unwrap_or(cfg.playouts as u64).max(2) as u32 - 1;
-        let threads = self.threads;
+        let threads = self.cfg.threads;
         let state = Mutex::new((
             &mut *self,
             Shared {
@@ -470,7 +464,9 @@ impl Searcher {
         if self.play_on {
             self.open_root(&mut pos);
         }
-        if self.threads > 1 {
+        // `cfg.threads` search threads on the one tree (UCI's `Threads`); 1 keeps a search
+        // repeatable.
+        if self.cfg.threads > 1 {
             return self.search_threads(&pos, limits, stop, report, start);
         }
         loop {

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use varzero_rules::{Position, Variant};
 use varzero_search::{Limits, MaterialEvaluator, SearchConfig, Searcher};
 
@@ -56,7 +56,6 @@ fn stop_ends_an_infinite_search_on_threads() {
     let t = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(100));
         flag.store(true, std::sync::atomic::Ordering::Relaxed);
-        Instant::now()
     });
     let info = s.search(
         &pos,
@@ -67,9 +66,9 @@ fn stop_ends_an_infinite_search_on_threads() {
         &stop,
         &mut |_| {},
     );
-    let stopped = t.join().unwrap();
+    t.join().unwrap();
+    // It returned (an infinite search returns only on `stop`), with a move; no timed assertion.
+    assert!(stop.load(std::sync::atomic::Ordering::Relaxed));
     assert!(info.best.is_some());
     assert!(info.visits > 1);
-    // No timed assertion: only that it returned after the stop, with a move.
-    assert!(Instant::now() >= stopped);
 }

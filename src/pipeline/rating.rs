@@ -342,10 +342,16 @@ pub fn ladder_generation(
     let mut rows = Vec::new();
     let mut points = Vec::new();
     for g in 0..=cfg.generations {
-        let Some(r) = run.read_ladder_record(g)? else {
-            continue;
-        };
-        if let Some(x) = ratings.iter().find(|x| x.player == r.player) {
+        // The search's rating, then the raw one (readers that want one row per generation take
+        // the first); the chart follows the search's.
+        let records = [run.read_ladder_record(g)?, run.read_ladder_raw_record(g)?];
+        for (k, r) in records.iter().enumerate() {
+            let Some(x) = r
+                .as_ref()
+                .and_then(|r| ratings.iter().find(|x| x.player == r.player))
+            else {
+                continue;
+            };
             let h = run.cpu_hours_to(g)?;
             rows.push(LadderRow {
                 generation: g,
@@ -355,24 +361,12 @@ pub fn ladder_generation(
                 games: x.games,
                 cpu_hours: h,
             });
-            points.push(varzero_trainer::EloPoint {
-                generation: g,
-                cpu_hours: h,
-                elo: x.elo,
-                error: x.error,
-            });
-        }
-        // The raw rating's row after the search's (readers that want one row per generation
-        // take the first).
-        if let Some(r) = run.read_ladder_raw_record(g)? {
-            if let Some(x) = ratings.iter().find(|x| x.player == r.player) {
-                rows.push(LadderRow {
+            if k == 0 {
+                points.push(varzero_trainer::EloPoint {
                     generation: g,
-                    player: x.player.clone(),
+                    cpu_hours: h,
                     elo: x.elo,
-                    error95: x.error,
-                    games: x.games,
-                    cpu_hours: run.cpu_hours_to(g)?,
+                    error: x.error,
                 });
             }
         }

@@ -886,7 +886,7 @@ impl UciEngine {
         }
         let mut searcher = self.searcher.take().expect("an idle searcher");
         searcher.max_bytes = self.hash_mb << 20;
-        searcher.threads = self.search_cfg.threads.max(1) as usize;
+        searcher.cfg.threads = self.search_cfg.threads.max(1);
         searcher.multipv = self.multipv;
         self.stop.store(false, Ordering::Relaxed);
         self.finished.store(false, Ordering::Release);
