@@ -160,19 +160,82 @@ pub fn evaluators(device: &str) -> Arc<dyn EvaluatorResolver> {
     Arc::new(NetResolver::new(device))
 }
 
-/// Makes players from specs (nets on `device`, searches with `search`), each checked once
-/// (an engine starts, a net loads) before it plays: what the ladder and the pipeline rate with.
+/// The search a player of `spec` starts from (its `KEY=VALUE` pairs still override it): with
+/// no search config given (`configured` false), a shipped net (`net:shipped`, `net:NAME`,
+/// `auto`) searches as its card says, as in `uci` and `analyse`, so that `varzero match
+/// net:shipped@400 ...` plays the player its card rates; anything else searches with `search`.
+pub fn base_search(
+    spec: &str,
+    v: &Variant,
+    search: &varzero_search::SearchConfig,
+    configured: bool,
+) -> varzero_search::SearchConfig {
+    let card = || -> Option<varzero_search::SearchConfig> {
+        let varzero_arena::PlayerSpec::Search { evaluator, .. } =
+            varzero_arena::PlayerSpec::parse(spec).ok()?
+        else {
+            return None;
+        };
+        if evaluator == "auto" {
+            return crate::shipped::auto(v).map(|s| s.card.search);
+        }
+        let name = evaluator.strip_prefix("net:")?;
+        let name = name.split('#').next().unwrap_or(name);
+        // A net the card does not fit is refused when the player is made, with its reason.
+        crate::shipped::is_name(name)
+            .then(|| crate::shipped::find(name, v).ok())
+            .flatten()
+            .map(|s| s.card.search)
+    };
+    if configured {
+        return search.clone();
+    }
+    card().unwrap_or_else(|| search.clone())
+}
+
+/// Makes players from specs (nets on `device`, searches with `search`, or a shipped net's card
+/// where `configured` is false: [`base_search`]), each checked once (an engine starts, a net
+/// loads) before it plays: what the ladder and the pipeline rate with.
 pub fn player_maker(
     v: &Arc<Variant>,
     search: &varzero_search::SearchConfig,
+    configured: bool,
     device: &str,
 ) -> impl Fn(&str) -> varzero_arena::Result<Arc<dyn varzero_arena::PlayerFactory>> {
     let resolver = NetResolver::new(device);
     let (v, search) = (v.clone(), search.clone());
     move |spec: &str| {
+        let search = base_search(spec, &v, &search, configured);
         let f = varzero_arena::PlayerSpec::parse(spec)?.factory(spec, &v, &resolver, &search)?;
         f.check()
             .map_err(|e| varzero_arena::Error::Spec(format!("player {spec}: {e}")))?;
         Ok(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use varzero_search::SearchConfig;
+
+    #[test]
+    fn a_shipped_net_searches_as_its_card_unless_a_config_is_given() {
+        // The repository's own cards (nets/*.toml): each says tactics 0.5, the default is 0.
+        if std::env::var_os("VARZERO_NETS").is_some() {
+            return;
+        }
+        let v = Variant::builtin("makruk").unwrap();
+        let card = crate::shipped::find("shipped", &v).unwrap().card.search;
+        let default = SearchConfig::default();
+        assert_ne!(card.tactics, default.tactics, "the test needs a card unlike the default");
+        for spec in ["net:shipped@400", "net:makruk@clock", "auto@64,threads=2"] {
+            assert_eq!(base_search(spec, &v, &default, false).tactics, card.tactics, "{spec}");
+            assert_eq!(base_search(spec, &v, &default, true).tactics, default.tactics, "{spec}");
+        }
+        // Not a shipped net, or one for another variant (refused later, when the player is made).
+        let xq = Variant::builtin("xiangqi").unwrap();
+        for (spec, v) in [("material@400", &v), ("random", &v), ("net:makruk@400", &xq)] {
+            assert_eq!(base_search(spec, v, &default, false).tactics, default.tactics, "{spec}");
+        }
     }
 }

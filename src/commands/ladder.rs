@@ -51,7 +51,8 @@ pub struct LadderArgs {
     /// Device of `net:` players.
     #[arg(long, default_value = "cpu")]
     pub device: String,
-    /// Search settings for our players (a run config's [search] table).
+    /// Search settings for our players (a run config's [search] table). Without it, a shipped
+    /// net searches as its card says (docs/nets.md), others by default.
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// No progress bar.
@@ -100,7 +101,7 @@ pub fn run(a: LadderArgs) -> Result<()> {
         );
     }
     let search = varzero::run_config::load_run_config(&a.config)?.search;
-    let make = varzero::nets::player_maker(&v, &search, &a.device);
+    let make = varzero::nets::player_maker(&v, &search, a.config.is_some(), &a.device);
     eprintln!(
         "ladder {}: rungs {} (cached in {}), {} games per pairing",
         v.name,

@@ -57,7 +57,8 @@ pub struct MatchArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Search settings for our players: the [search] table of a run config (configs/runs/*.toml,
-    /// as `varzero pipeline` takes it) or of a self-play config.
+    /// as `varzero pipeline` takes it) or of a self-play config. Without it, a shipped net
+    /// (`net:shipped`, `net:NAME`) searches as its card says (docs/nets.md), others by default.
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// The clock of every game, in cutechess's notation: `40/60` (40 moves in 60 s),
@@ -163,9 +164,10 @@ pub fn run(a: MatchArgs) -> Result<()> {
     let usage = varzero::usage::Usage::start();
     let search = varzero::run_config::search_config(&a.config)?;
     let resolver = varzero::nets::evaluators(&a.device);
-    let pa = parse_player(&a.player_a, &v, &*resolver, &search)
+    let base = |spec: &str| varzero::nets::base_search(spec, &v, &search, a.config.is_some());
+    let pa = parse_player(&a.player_a, &v, &*resolver, &base(&a.player_a))
         .map_err(|e| anyhow::anyhow!("player A: {e}"))?;
-    let pb = parse_player(&a.player_b, &v, &*resolver, &search)
+    let pb = parse_player(&a.player_b, &v, &*resolver, &base(&a.player_b))
         .map_err(|e| anyhow::anyhow!("player B: {e}"))?;
     pa.check()
         .map_err(|e| anyhow::anyhow!("player A ({}): {e}", pa.name()))?;

@@ -284,7 +284,7 @@ pub fn ladder_generation(
     let l = Ladder::open(v, &o)?;
     let name = format!("gen-{gen:03}@{playouts}");
     let mut busy = None;
-    let make = crate::nets::player_maker(v, &cfg.search, &cfg.device);
+    let make = crate::nets::player_maker(v, &cfg.search, true, &cfg.device);
     // One climb: `spec` rated as `player`, from where the generations before it stopped (nets
     // rarely fall far), its record written by `write`.
     let climb = |player: &str,
