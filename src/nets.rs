@@ -227,15 +227,34 @@ mod tests {
         let v = Variant::builtin("makruk").unwrap();
         let card = crate::shipped::find("shipped", &v).unwrap().card.search;
         let default = SearchConfig::default();
-        assert_ne!(card.tactics, default.tactics, "the test needs a card unlike the default");
+        assert_ne!(
+            card.tactics, default.tactics,
+            "the test needs a card unlike the default"
+        );
         for spec in ["net:shipped@400", "net:makruk@clock", "auto@64,threads=2"] {
-            assert_eq!(base_search(spec, &v, &default, false).tactics, card.tactics, "{spec}");
-            assert_eq!(base_search(spec, &v, &default, true).tactics, default.tactics, "{spec}");
+            assert_eq!(
+                base_search(spec, &v, &default, false).tactics,
+                card.tactics,
+                "{spec}"
+            );
+            assert_eq!(
+                base_search(spec, &v, &default, true).tactics,
+                default.tactics,
+                "{spec}"
+            );
         }
         // Not a shipped net, or one for another variant (refused later, when the player is made).
         let xq = Variant::builtin("xiangqi").unwrap();
-        for (spec, v) in [("material@400", &v), ("random", &v), ("net:makruk@400", &xq)] {
-            assert_eq!(base_search(spec, v, &default, false).tactics, default.tactics, "{spec}");
+        for (spec, v) in [
+            ("material@400", &v),
+            ("random", &v),
+            ("net:makruk@400", &xq),
+        ] {
+            assert_eq!(
+                base_search(spec, v, &default, false).tactics,
+                default.tactics,
+                "{spec}"
+            );
         }
     }
 }
