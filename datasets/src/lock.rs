@@ -114,10 +114,13 @@ impl DirLock {
         }
         // Shared holders write their line too (one whole line at offset 0, so the first line
         // is always one holder's), else a refusal would name a long-gone exclusive holder.
-        let _ = file.set_len(0).and_then(|_| {
-            file.seek(SeekFrom::Start(0))?;
-            file.write_all(whoami().as_bytes())
-        });
+        // Written over the old line and then cut to length, so a reader never finds the file
+        // empty once a holder has written it.
+        let me = whoami();
+        let _ = file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| file.write_all(me.as_bytes()))
+            .and_then(|_| file.set_len(me.len() as u64));
         let file = Arc::new(file);
         HELD.lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -159,13 +162,23 @@ fn open(path: &Path) -> Result<File> {
         .map_err(|e| Error::io(path.display(), e))
 }
 
-/// What the lock file says of its holder (its first line), or a plain phrase.
+/// What the lock file says of its holder (its first line), or a plain phrase. A holder that
+/// has just created the file takes the lock before it writes its line, so an empty file is
+/// read again for a moment before giving up on naming it.
 fn holder(path: &Path) -> String {
-    fs::read_to_string(path)
-        .ok()
-        .and_then(|t| t.lines().next().map(str::trim).map(String::from))
-        .filter(|l| !l.is_empty())
-        .unwrap_or_else(|| "another process".into())
+    let read = || {
+        fs::read_to_string(path)
+            .ok()
+            .and_then(|t| t.lines().next().map(str::trim).map(String::from))
+            .filter(|l| !l.is_empty())
+    };
+    for _ in 0..100 {
+        if let Some(line) = read() {
+            return line;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    read().unwrap_or_else(|| "another process".into())
 }
 
 /// `pid P on host H (COMMAND)`, for the lock file.

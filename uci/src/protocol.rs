@@ -22,6 +22,9 @@ use varzero_rules::variant::canonical_name;
 use varzero_rules::{Color, Move, Position, Variant};
 use varzero_search::{EvaluatorResolver, Limits, SearchConfig, SearchInfo, Searcher};
 
+#[path = "xboard.rs"]
+mod xboard;
+
 /// Where the engine writes; shared with the search thread.
 pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
 
@@ -31,15 +34,27 @@ pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
 struct Wire {
     out: Output,
     ucci: Arc<AtomicBool>,
+    /// XBoard/CECP (after `xboard`): the search's lines become `move` and thinking output.
+    xboard: Arc<xboard::XboardWire>,
 }
 
 impl Wire {
     fn say(&self, line: &str) {
-        let line = if self.ucci.load(Ordering::Relaxed) {
+        let line = if self.xboard.on.load(Ordering::Relaxed) {
+            match self.xboard.line(line) {
+                Some(l) => l,
+                None => return,
+            }
+        } else if self.ucci.load(Ordering::Relaxed) {
             ucci_line(line)
         } else {
             line.to_string()
         };
+        self.raw(&line);
+    }
+
+    /// A line as it is, in no protocol's translation.
+    fn raw(&self, line: &str) {
         let mut o = self.out.lock().unwrap();
         let _ = writeln!(o, "{line}");
         let _ = o.flush();
@@ -168,6 +183,8 @@ pub struct UciEngine {
     /// Set by the search thread before it prints `bestmove`: a command after that line never
     /// finds the engine busy (the thread is joined instead).
     finished: Arc<AtomicBool>,
+    /// The game an XBoard GUI plays with the engine (after `xboard`).
+    xb: xboard::XboardGame,
 }
 
 impl UciEngine {
@@ -185,6 +202,7 @@ impl UciEngine {
             wire: Wire {
                 out,
                 ucci: Arc::default(),
+                xboard: Arc::default(),
             },
             millisec: false,
             banned: Vec::new(),
@@ -205,6 +223,7 @@ impl UciEngine {
             infinite: false,
             stop: Arc::default(),
             finished: Arc::default(),
+            xb: xboard::XboardGame::default(),
         }
     }
 
@@ -265,6 +284,9 @@ impl UciEngine {
             None => (line, ""),
         };
         let busy = self.searching();
+        if self.wire.xboard.on.load(Ordering::Relaxed) {
+            return self.xboard_command(cmd, rest, busy);
+        }
         if self.ucci() {
             return self.ucci_command(cmd, rest, busy);
         }
@@ -280,6 +302,7 @@ impl UciEngine {
             "ponderhit" | "debug" => {}
             "uci" => self.uci(),
             "ucci" => self.start_ucci(),
+            "xboard" => self.start_xboard(),
             _ if busy => self.error(&format!(
                 "'{cmd}' while searching: ignored (send stop first)"
             )),

@@ -935,3 +935,169 @@ fn threads_option_searches_on_two_threads() {
     s.send("go nodes 400");
     assert_eq!(s.expect_prefix("bestmove"), "bestmove d1d5");
 }
+
+/// Our notation (ranks from 1) of a move in XBoard's ranks from 0 (boards of ten ranks).
+fn from_zero(m: &str) -> String {
+    let (a, b) = m.split_at(2);
+    let up = |sq: &str| format!("{}{}", &sq[..1], sq[1..].parse::<u32>().unwrap() + 1);
+    format!("{}{}", up(a), up(b))
+}
+
+/// XBoard/CECP: the handshake, a GUI's moves answered by legal moves under `level`, `time`
+/// and `otim`, thinking output after `post`, `ping` answered after the move, an illegal move
+/// refused, Xiangqi's ranks from 0, `force` with `setboard` and `go`, and `undo`.
+#[test]
+fn xboard_client_plays_and_is_answered() {
+    let mut s = Session::new();
+    s.send("xboard");
+    s.send("protover 2");
+    let f = s.expect_prefix("feature myname");
+    for word in [
+        "ping=1",
+        "setboard=1",
+        "usermove=1",
+        "makruk",
+        "xiangqi",
+        "cambodian",
+    ] {
+        assert!(f.contains(word), "{word} missing: {f}");
+    }
+    s.expect_prefix("feature done=1");
+    s.send("new");
+    s.send("variant makruk");
+    s.send("level 40 0:05 0");
+    s.send("post");
+    s.send("time 500");
+    s.send("otim 500");
+    s.send("usermove e3e4");
+    let mv = s.expect_prefix("move ");
+    let black = mv.split_whitespace().nth(1).unwrap().to_string();
+    bestmove_is_legal("makruk", None, &["e3e4"], &format!("bestmove {black}"));
+    // Thinking output: ply score time nodes pv.
+    let thinking: Vec<String> = s
+        .lines()
+        .into_iter()
+        .filter(|l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|w| w.parse::<u32>().is_ok())
+        })
+        .collect();
+    assert!(!thinking.is_empty(), "no thinking output: {:?}", s.lines());
+    for l in &thinking {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        assert!(
+            w.len() >= 4 && w[1..4].iter().all(|x| x.parse::<i64>().is_ok()),
+            "{l}"
+        );
+    }
+    // The GUI's next move is on the game after ours; a move that is not legal is refused.
+    s.send("usermove e4e6");
+    s.expect_prefix("Illegal move: e4e6");
+    s.send("time 480");
+    s.send("usermove a3a4");
+    s.send("ping 7");
+    let mv2 = s.expect_prefix("move ");
+    s.expect_prefix("pong 7");
+    let second = mv2.split_whitespace().nth(1).unwrap().to_string();
+    bestmove_is_legal(
+        "makruk",
+        None,
+        &["e3e4", &black, "a3a4"],
+        &format!("bestmove {second}"),
+    );
+    // Xiangqi counts ranks from 0: the central cannon is h2e2.
+    s.send("new");
+    s.send("variant xiangqi");
+    s.send("st 0.2");
+    s.send("usermove h2e2");
+    let mv = s.expect_prefix("move ");
+    let m = mv.split_whitespace().nth(1).unwrap();
+    bestmove_is_legal(
+        "xiangqi",
+        None,
+        &["h3e3"],
+        &format!("bestmove {}", from_zero(m)),
+    );
+    // force, setboard, go: the engine plays the side to move of the position set.
+    s.send("force");
+    s.send("new");
+    s.send("variant makruk");
+    s.send("force");
+    let fen = "4k3/8/8/8/8/8/3r4/4K3 w - - 0 1";
+    s.send(&format!("setboard {fen}"));
+    s.send("st 0.1");
+    s.send("go");
+    let mv = s.expect_prefix("move ");
+    bestmove_is_legal(
+        "makruk",
+        Some(fen),
+        &[],
+        &format!("bestmove {}", mv.split_whitespace().nth(1).unwrap()),
+    );
+    // undo takes the engine's move back: the same side is to move again.
+    s.send("force");
+    s.send("undo");
+    s.send("go");
+    let again = s.expect_prefix("move ");
+    bestmove_is_legal(
+        "makruk",
+        Some(fen),
+        &[],
+        &format!("bestmove {}", again.split_whitespace().nth(1).unwrap()),
+    );
+    s.send("foo");
+    s.expect_prefix("Error (unknown command): foo");
+    s.quit();
+}
+
+/// A whole XBoard game under a clock, the client playing the first legal move each turn: every
+/// answer is legal and comes in time, and the engine names the result at the end.
+#[test]
+fn xboard_client_plays_a_whole_game_under_a_clock() {
+    let mut s = Session::new();
+    s.send("xboard");
+    s.send("protover 2");
+    s.expect_prefix("feature done=1");
+    s.send("new");
+    s.send("variant makruk");
+    s.send("level 0 0:02 0.02");
+    let v = Variant::builtin("makruk").unwrap();
+    let mut pos = Position::start(&v);
+    let mut my_ms: i64 = 2000;
+    for _ in 0..200 {
+        let moves = pos.game_moves();
+        if pos.outcome().is_some() {
+            break;
+        }
+        let m = pos.uci(moves.iter().next().copied().unwrap());
+        pos.play_uci(&m).unwrap();
+        s.send(&format!("time {}", my_ms / 10));
+        s.send("otim 200");
+        let t = Instant::now();
+        s.send(&format!("usermove {m}"));
+        if let Some(o) = pos.outcome() {
+            // The engine's turn in a finished game: it names the result instead of a move.
+            let r = o.result.pgn();
+            s.expect(r, |l| l.starts_with(&format!("{r} {{")), 30);
+            break;
+        }
+        let mv = s.expect_prefix("move ");
+        my_ms += 20 - t.elapsed().as_millis() as i64;
+        assert!(my_ms > 0, "out of time after {} plies", pos.history_len());
+        let ours = mv.split_whitespace().nth(1).unwrap();
+        let mv = pos
+            .parse_uci(ours)
+            .unwrap_or_else(|e| panic!("{ours}: {e}"));
+        assert!(pos.game_moves().contains(mv), "{ours} is not a game move");
+        pos.make(mv);
+    }
+    assert!(
+        pos.history_len() > 20,
+        "a short game: {} plies",
+        pos.history_len()
+    );
+    s.send("ping 1");
+    s.expect_prefix("pong 1");
+    s.quit();
+}
