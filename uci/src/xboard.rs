@@ -136,7 +136,7 @@ impl UciEngine {
         self.wire.xboard.from_zero.store(ten, Ordering::Relaxed);
     }
 
-    fn from_gui(&self, m: &str) -> String {
+    fn gui_move_to_ours(&self, m: &str) -> String {
         if self.wire.xboard.from_zero.load(Ordering::Relaxed) {
             move_from_ucci(m)
         } else {
@@ -293,7 +293,7 @@ impl UciEngine {
             m if self
                 .pos
                 .as_ref()
-                .is_some_and(|p| p.parse_uci(&self.from_gui(m)).is_ok()) =>
+                .is_some_and(|p| p.parse_uci(&self.gui_move_to_ours(m)).is_ok()) =>
             {
                 self.xb_usermove(m, busy)
             }
@@ -339,13 +339,9 @@ impl UciEngine {
 
     fn xb_usermove(&mut self, m: &str, busy: bool) {
         self.xb_abort(busy);
+        let ours = self.gui_move_to_ours(m);
         let Some(pos) = self.pos.as_mut() else {
             return self.wire.raw(&format!("Illegal move (no position): {m}"));
-        };
-        let ours = if self.wire.xboard.from_zero.load(Ordering::Relaxed) {
-            move_from_ucci(m)
-        } else {
-            m.to_string()
         };
         match pos.parse_uci(&ours) {
             Ok(mv) if pos.game_moves().contains(mv) => pos.make(mv),
