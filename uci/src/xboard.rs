@@ -115,11 +115,6 @@ pub(super) struct XboardGame {
     otim_ms: Option<u64>,
 }
 
-/// The variants an XBoard GUI may ask for by name: ours and Fairy-Stockfish's aliases.
-fn feature_variants(names: &[String]) -> String {
-    names.join(",")
-}
-
 impl UciEngine {
     /// `xboard`: from now on the engine speaks XBoard/CECP. It waits for `protover`.
     pub(super) fn start_xboard(&mut self) {
@@ -197,19 +192,17 @@ impl UciEngine {
             }
             "variant" => {
                 self.xb_abort(busy);
-                let before = (self.variant.name.clone(), self.variant.rules_hash);
                 let known = self.variant_names().iter().any(|n| n == rest)
                     || varzero_rules::Variant::builtin(varzero_rules::variant::canonical_name(
                         rest,
                     ))
                     .is_ok();
                 if !known {
-                    return self.say_true(&format!("Error (unsupported variant): {rest}"));
+                    self.wire
+                        .raw(&format!("Error (unsupported variant): {rest}"));
+                    return true;
                 }
                 self.setoption(&format!("name UCI_Variant value {rest}"));
-                if (self.variant.name.clone(), self.variant.rules_hash) != before {
-                    self.searcher = None;
-                }
                 self.set_rank_base();
                 self.pos = Some(Position::start(&self.playing));
             }
@@ -302,18 +295,13 @@ impl UciEngine {
         true
     }
 
-    fn say_true(&self, line: &str) -> bool {
-        self.wire.raw(line);
-        true
-    }
-
     fn xb_features(&self) {
         let names = self.variant_names();
         self.wire.raw(&format!(
             "feature myname=\"varzero {}\" ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 \
              sigterm=0 colors=0 analyze=0 reuse=1 memory=1 smp=1 variants=\"{}\"",
             env!("CARGO_PKG_VERSION"),
-            feature_variants(&names)
+            names.join(",")
         ));
         self.wire.raw(&format!(
             "feature option=\"Evaluator -string {}\"",
