@@ -346,7 +346,13 @@ impl UciEngine {
         if self.xb.force || self.xb.engine != Some(pos.side_to_move()) {
             return;
         }
-        if let Some(o) = pos.outcome() {
+        // Only an end with no move to make is claimed: XBoard accepts an engine's win claim
+        // only where its own rules see mate, and counts a claim it cannot verify (our repetition,
+        // counting or move limit) as false and forfeits the claimant. Past every other end of
+        // ours the engine plays on and the GUI adjudicates, as under UCI and as Fairy-Stockfish
+        // does.
+        let no_move = pos.game_moves().is_empty();
+        if let Some(o) = pos.outcome().filter(|_| no_move) {
             let why = o.termination.name();
             let result = o.result.pgn();
             let winner = match o.result {

@@ -7,7 +7,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use varzero_rules::{Position, Variant};
+use varzero_rules::{GameResult, Position, Variant};
 use varzero_search::BuiltinEvaluators;
 use varzero_search::SearchConfig;
 use varzero_uci::{Output, UciEngine};
@@ -1051,6 +1051,44 @@ fn xboard_client_plays_and_is_answered() {
     s.quit();
 }
 
+/// XBoard forfeits an engine whose win or draw claim its own rules do not see (`-testClaims`), and
+/// it sees only mate and stalemate at once: past our repetition draw the engine plays on, and it
+/// claims where it has no move.
+#[test]
+fn xboard_claims_only_where_there_is_no_move() {
+    let mut s = Session::new();
+    s.send("xboard");
+    s.send("protover 2");
+    s.expect_prefix("feature done=1");
+    s.send("new");
+    s.send("variant makruk");
+    s.send("force");
+    let fen = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1";
+    s.send(&format!("setboard {fen}"));
+    let v = Variant::builtin("makruk").unwrap();
+    let mut pos = Position::from_fen(&v, fen).unwrap();
+    for m in ["a1a2", "e8d8", "a2a1", "d8e8", "a1a2", "e8d8", "a2a1", "d8e8"] {
+        s.send(&format!("usermove {m}"));
+        pos.play_uci(m).unwrap();
+    }
+    let o = pos.outcome().expect("the third occurrence ends the game by our rules");
+    assert_eq!(o.result, GameResult::Draw, "{o}");
+    s.send("st 0.1");
+    s.send("go");
+    let mv = s.expect_prefix("move ");
+    let ours = mv.split_whitespace().nth(1).unwrap();
+    let m = pos.parse_uci(ours).unwrap();
+    assert!(pos.legal_moves().contains(m), "{ours}");
+    // Mate on the board: the result instead of a move.
+    s.send("force");
+    s.send("setboard R3k3/8/4K3/8/8/8/8/8 b - - 0 1");
+    s.send("go");
+    s.expect_prefix("1-0 {White wins: checkmate}");
+    s.send("ping 2");
+    s.expect_prefix("pong 2");
+    s.quit();
+}
+
 /// A whole XBoard game under a clock, the client playing the first legal move each turn: every
 /// answer is legal and comes in time, and the engine names the result at the end.
 #[test]
@@ -1077,9 +1115,17 @@ fn xboard_client_plays_a_whole_game_under_a_clock() {
         let t = Instant::now();
         s.send(&format!("usermove {m}"));
         if let Some(o) = pos.outcome() {
-            // The engine's turn in a finished game: it names the result instead of a move.
-            let r = o.result.pgn();
-            s.expect(r, |l| l.starts_with(&format!("{r} {{")), 30);
+            if pos.game_moves().is_empty() {
+                // The engine's turn with no move: it names the result instead of a move.
+                let r = o.result.pgn();
+                s.expect(r, |l| l.starts_with(&format!("{r} {{")), 30);
+            } else {
+                // An end the GUI adjudicates (repetition, counting): the engine plays on.
+                let mv = s.expect_prefix("move ");
+                let ours = mv.split_whitespace().nth(1).unwrap();
+                let mv = pos.parse_uci(ours).unwrap();
+                assert!(pos.game_moves().contains(mv), "{ours} past {o}");
+            }
             break;
         }
         let mv = s.expect_prefix("move ");
