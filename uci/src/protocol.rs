@@ -293,7 +293,10 @@ impl UciEngine {
         match cmd {
             "" => {}
             "quit" => return false,
-            "isready" => self.say("readyok"),
+            "isready" => {
+                self.warm_up();
+                self.say("readyok");
+            }
             "stop" => {
                 if busy {
                     self.stop_search();
@@ -374,7 +377,10 @@ impl UciEngine {
                 self.say("bye");
                 return false;
             }
-            "isready" => self.say("readyok"),
+            "isready" => {
+                self.warm_up();
+                self.say("readyok");
+            }
             "stop" => {
                 if busy {
                     self.stop_search();
@@ -863,6 +869,62 @@ impl UciEngine {
         out
     }
 
+    /// The searcher for the variant and evaluator set, made when there is none or they changed;
+    /// true when it was made.
+    fn make_searcher(&mut self) -> bool {
+        let key = (
+            self.variant.name.clone(),
+            self.variant.rules_hash,
+            self.evaluator.clone(),
+        );
+        if self.searcher.is_some() && self.searcher_key == key {
+            return false;
+        }
+        let ev = match self.resolver.resolve(&self.evaluator, &self.variant) {
+            Ok(Some(ev)) => Ok(ev),
+            Ok(None) => Err(format!("unknown evaluator '{}'", self.evaluator)),
+            Err(e) => Err(e.to_string()),
+        };
+        // The GUI still gets a move: the evaluator that always resolves searches instead.
+        let ev = match ev {
+            Ok(ev) => ev,
+            Err(e) => {
+                self.error(&format!("{e}; searching with material"));
+                Arc::new(varzero_search::MaterialEvaluator::new(&self.variant))
+            }
+        };
+        let ev = varzero_search::TacticalBlend::for_search(ev, &self.variant, &self.search_cfg);
+        let mut searcher = Searcher::new(ev, self.search_cfg.clone());
+        searcher.play_on = true;
+        self.searcher = Some(searcher);
+        self.searcher_key = key;
+        true
+    }
+
+    /// `isready` (and XBoard's `ping`): a searcher made now is warmed by a one-playout search
+    /// of the position, so that loading the net and its first forward are paid before the GUI
+    /// starts the clock, not inside the first move's time (as Stockfish loads its net at
+    /// `isready`). Nothing happens while a search runs or when the searcher is ready.
+    fn warm_up(&mut self) {
+        if self.searching() || !self.make_searcher() {
+            return;
+        }
+        let pos = self
+            .pos
+            .clone()
+            .unwrap_or_else(|| Position::start(&self.playing));
+        if pos.legal_moves().is_empty() {
+            return;
+        }
+        let limits = Limits {
+            playouts: Some(1),
+            ..Limits::default()
+        };
+        if let Some(searcher) = self.searcher.as_mut() {
+            searcher.search(&pos, &limits, &AtomicBool::new(false), &mut |_| {});
+        }
+    }
+
     fn go(&mut self, rest: &str) {
         let mut go = self.read_go(rest);
         let Some(pos) = self.pos.clone() else {
@@ -882,31 +944,7 @@ impl UciEngine {
         if pos.legal_moves().is_empty() {
             return self.say("bestmove (none)");
         }
-        let key = (
-            self.variant.name.clone(),
-            self.variant.rules_hash,
-            self.evaluator.clone(),
-        );
-        if self.searcher.is_none() || self.searcher_key != key {
-            let ev = match self.resolver.resolve(&self.evaluator, &self.variant) {
-                Ok(Some(ev)) => Ok(ev),
-                Ok(None) => Err(format!("unknown evaluator '{}'", self.evaluator)),
-                Err(e) => Err(e.to_string()),
-            };
-            // The GUI still gets a move: the evaluator that always resolves searches instead.
-            let ev = match ev {
-                Ok(ev) => ev,
-                Err(e) => {
-                    self.error(&format!("{e}; searching with material"));
-                    Arc::new(varzero_search::MaterialEvaluator::new(&self.variant))
-                }
-            };
-            let ev = varzero_search::TacticalBlend::for_search(ev, &self.variant, &self.search_cfg);
-            let mut searcher = Searcher::new(ev, self.search_cfg.clone());
-            searcher.play_on = true;
-            self.searcher = Some(searcher);
-            self.searcher_key = key;
-        }
+        self.make_searcher();
         let mut searcher = self.searcher.take().expect("an idle searcher");
         searcher.max_bytes = self.hash_mb << 20;
         searcher.cfg.threads = self.search_cfg.threads.max(1);

@@ -231,6 +231,9 @@ impl UciEngine {
                 if busy {
                     self.join();
                     self.xb_sync();
+                } else {
+                    // XBoard pings before it starts the clock: the net is loaded now.
+                    self.warm_up();
                 }
                 self.wire.raw(&format!("pong {rest}"));
             }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use varzero_rules::{GameResult, Position, Variant};
-use varzero_search::BuiltinEvaluators;
+use varzero_search::{BuiltinEvaluators, Evaluator, EvaluatorResolver, ResolveError};
 use varzero_search::SearchConfig;
 use varzero_uci::{Output, UciEngine};
 
@@ -59,13 +59,17 @@ struct Session {
 
 impl Session {
     fn new() -> Session {
+        Session::with_resolver(Arc::new(BuiltinEvaluators))
+    }
+
+    fn with_resolver(resolver: Arc<dyn EvaluatorResolver>) -> Session {
         let (tx, rx) = mpsc::channel();
         let out = SharedOut::default();
         let o: Output = Arc::new(Mutex::new(Box::new(out.clone())));
         let handle = std::thread::spawn(move || {
             let mut e = UciEngine::new(
                 o,
-                Arc::new(BuiltinEvaluators),
+                resolver,
                 Variant::builtin("makruk").unwrap(),
                 "material",
                 SearchConfig::default(),
@@ -1145,5 +1149,64 @@ fn xboard_client_plays_a_whole_game_under_a_clock() {
     );
     s.send("ping 1");
     s.expect_prefix("pong 1");
+    s.quit();
+}
+
+/// Counts the evaluators resolved for a search (a net loaded, in real use).
+struct CountingResolver(Arc<std::sync::atomic::AtomicUsize>);
+
+impl EvaluatorResolver for CountingResolver {
+    fn resolve(
+        &self,
+        name: &str,
+        variant: &Arc<Variant>,
+    ) -> Result<Option<Arc<dyn Evaluator>>, ResolveError> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        BuiltinEvaluators.resolve(name, variant)
+    }
+    fn known(&self) -> Vec<String> {
+        BuiltinEvaluators.known()
+    }
+}
+
+/// The evaluator is made at `isready` (XBoard: `ping`), before a GUI starts the clock, and the
+/// first `go` then uses it; a second `isready` makes nothing.
+#[test]
+fn the_evaluator_is_made_at_isready_not_inside_the_first_move() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let made = Arc::new(AtomicUsize::new(0));
+    let mut s = Session::with_resolver(Arc::new(CountingResolver(made.clone())));
+    s.send("uci");
+    s.expect_prefix("uciok");
+    assert_eq!(made.load(Ordering::SeqCst), 0);
+    s.send("isready");
+    s.expect_prefix("readyok");
+    assert_eq!(made.load(Ordering::SeqCst), 1, "isready made the searcher");
+    s.send("isready");
+    s.expect_prefix("readyok");
+    s.send("position startpos moves e3e4");
+    s.send("go nodes 50");
+    let line = s.expect_prefix("bestmove");
+    bestmove_is_legal("makruk", None, &["e3e4"], &line);
+    assert_eq!(made.load(Ordering::SeqCst), 1, "go used the searcher isready made");
+    s.quit();
+
+    let made = Arc::new(AtomicUsize::new(0));
+    let mut s = Session::with_resolver(Arc::new(CountingResolver(made.clone())));
+    s.send("xboard");
+    s.send("protover 2");
+    s.expect_prefix("feature done=1");
+    s.send("new");
+    s.send("variant xiangqi");
+    s.send("ping 1");
+    s.expect_prefix("pong 1");
+    let at_ping = made.load(Ordering::SeqCst);
+    s.send("ping 2");
+    s.expect_prefix("pong 2");
+    assert_eq!(made.load(Ordering::SeqCst), at_ping, "the second ping made nothing");
+    s.send("st 0.1");
+    s.send("usermove h2e2");
+    s.expect_prefix("move ");
+    assert_eq!(made.load(Ordering::SeqCst), at_ping, "the move used the searcher ping made");
     s.quit();
 }
