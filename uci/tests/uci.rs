@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use varzero_rules::{GameResult, Position, Variant};
-use varzero_search::{BuiltinEvaluators, Evaluator, EvaluatorResolver, ResolveError};
 use varzero_search::SearchConfig;
+use varzero_search::{BuiltinEvaluators, Evaluator, EvaluatorResolver, ResolveError};
 use varzero_uci::{Output, UciEngine};
 
 /// Input fed line by line from the test.
@@ -1071,11 +1071,15 @@ fn xboard_claims_only_where_there_is_no_move() {
     s.send(&format!("setboard {fen}"));
     let v = Variant::builtin("makruk").unwrap();
     let mut pos = Position::from_fen(&v, fen).unwrap();
-    for m in ["a1a2", "e8d8", "a2a1", "d8e8", "a1a2", "e8d8", "a2a1", "d8e8"] {
+    for m in [
+        "a1a2", "e8d8", "a2a1", "d8e8", "a1a2", "e8d8", "a2a1", "d8e8",
+    ] {
         s.send(&format!("usermove {m}"));
         pos.play_uci(m).unwrap();
     }
-    let o = pos.outcome().expect("the third occurrence ends the game by our rules");
+    let o = pos
+        .outcome()
+        .expect("the third occurrence ends the game by our rules");
     assert_eq!(o.result, GameResult::Draw, "{o}");
     s.send("st 0.1");
     s.send("go");
@@ -1188,7 +1192,11 @@ fn the_evaluator_is_made_at_isready_not_inside_the_first_move() {
     s.send("go nodes 50");
     let line = s.expect_prefix("bestmove");
     bestmove_is_legal("makruk", None, &["e3e4"], &line);
-    assert_eq!(made.load(Ordering::SeqCst), 1, "go used the searcher isready made");
+    assert_eq!(
+        made.load(Ordering::SeqCst),
+        1,
+        "go used the searcher isready made"
+    );
     s.quit();
 
     let made = Arc::new(AtomicUsize::new(0));
@@ -1203,10 +1211,18 @@ fn the_evaluator_is_made_at_isready_not_inside_the_first_move() {
     let at_ping = made.load(Ordering::SeqCst);
     s.send("ping 2");
     s.expect_prefix("pong 2");
-    assert_eq!(made.load(Ordering::SeqCst), at_ping, "the second ping made nothing");
+    assert_eq!(
+        made.load(Ordering::SeqCst),
+        at_ping,
+        "the second ping made nothing"
+    );
     s.send("st 0.1");
     s.send("usermove h2e2");
     s.expect_prefix("move ");
-    assert_eq!(made.load(Ordering::SeqCst), at_ping, "the move used the searcher ping made");
+    assert_eq!(
+        made.load(Ordering::SeqCst),
+        at_ping,
+        "the move used the searcher ping made"
+    );
     s.quit();
 }
