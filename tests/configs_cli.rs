@@ -373,3 +373,29 @@ fn match_takes_a_run_config() {
     ]);
     refused(&o, "match_gamez");
 }
+
+/// `ladder --config` takes a run config as `match --config` does (its [search] table), not only
+/// a self-play config.
+#[test]
+fn ladder_takes_a_run_config() {
+    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/runs/makruk-zero.toml");
+    let t = tempfile::tempdir().unwrap();
+    let o = vz(&[
+        "ladder",
+        "--variant",
+        "makruk",
+        "--rungs",
+        "random,material-raw@2",
+        "--games",
+        "2",
+        "--quiet",
+        "--dir",
+        t.path().join("ladder").to_str().unwrap(),
+        "--rung-dir",
+        t.path().join("rungs").to_str().unwrap(),
+        "--config",
+        run.to_str().unwrap(),
+        "material@2",
+    ]);
+    assert!(ok(&o).contains("material@2"), "{}", ok(&o));
+}

@@ -51,8 +51,9 @@ pub struct LadderArgs {
     /// Device of `net:` players.
     #[arg(long, default_value = "cpu")]
     pub device: String,
-    /// Search settings for our players (a run config's [search] table). Without it, a shipped
-    /// net searches as its card says (docs/nets.md), others by default.
+    /// Search settings for our players: the [search] table of a run config (configs/runs/*.toml,
+    /// as `varzero pipeline` takes it) or of a self-play config. Without it, a shipped net
+    /// searches as its card says (docs/nets.md), others by default.
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// No progress bar.
@@ -100,7 +101,7 @@ pub fn run(a: LadderArgs) -> Result<()> {
             l.cfg.rungs.join(", ")
         );
     }
-    let search = varzero::run_config::load_run_config(&a.config)?.search;
+    let search = varzero::run_config::search_config(&a.config)?;
     let make = varzero::nets::player_maker(&v, &search, a.config.is_some(), &a.device);
     eprintln!(
         "ladder {}: rungs {} (cached in {}), {} games per pairing",
