@@ -88,6 +88,15 @@ impl Session {
         }
     }
 
+    /// The XBoard handshake, then a new game of `variant`.
+    fn xboard_game(&mut self, variant: &str) {
+        self.send("xboard");
+        self.send("protover 2");
+        self.expect_prefix("feature done=1");
+        self.send("new");
+        self.send(&format!("variant {variant}"));
+    }
+
     fn send(&self, line: &str) {
         self.tx.as_ref().unwrap().send(line.to_string()).unwrap();
     }
@@ -1061,11 +1070,7 @@ fn xboard_client_plays_and_is_answered() {
 #[test]
 fn xboard_claims_only_where_there_is_no_move() {
     let mut s = Session::new();
-    s.send("xboard");
-    s.send("protover 2");
-    s.expect_prefix("feature done=1");
-    s.send("new");
-    s.send("variant makruk");
+    s.xboard_game("makruk");
     s.send("force");
     let fen = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1";
     s.send(&format!("setboard {fen}"));
@@ -1102,11 +1107,7 @@ fn xboard_claims_only_where_there_is_no_move() {
 #[test]
 fn xboard_client_plays_a_whole_game_under_a_clock() {
     let mut s = Session::new();
-    s.send("xboard");
-    s.send("protover 2");
-    s.expect_prefix("feature done=1");
-    s.send("new");
-    s.send("variant makruk");
+    s.xboard_game("makruk");
     s.send("level 0 0:02 0.02");
     let v = Variant::builtin("makruk").unwrap();
     let mut pos = Position::start(&v);
@@ -1201,11 +1202,7 @@ fn the_evaluator_is_made_at_isready_not_inside_the_first_move() {
 
     let made = Arc::new(AtomicUsize::new(0));
     let mut s = Session::with_resolver(Arc::new(CountingResolver(made.clone())));
-    s.send("xboard");
-    s.send("protover 2");
-    s.expect_prefix("feature done=1");
-    s.send("new");
-    s.send("variant xiangqi");
+    s.xboard_game("xiangqi");
     s.send("ping 1");
     s.expect_prefix("pong 1");
     let at_ping = made.load(Ordering::SeqCst);
