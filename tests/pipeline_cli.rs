@@ -157,6 +157,46 @@ channels = 8
     let summary = std::fs::read_to_string(run.join("logs/summary.json")).unwrap();
     assert!(summary.contains("net 3 vs net 1, raw"), "{summary}");
     assert!(!summary.contains("net 2 vs"), "{summary}");
+    // Closing a run at other match settings (how a stopped run is rated after it): the final
+    // and closing matches are played again with them; another `[search]` is still refused.
+    let finish = |params: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_varzero"));
+        c.args(["pipeline", "--quiet", "--stage", "finish", "--config"])
+            .arg(&cfg)
+            .arg("--dir")
+            .arg(&run)
+            .args(["--param", "generations=3"]);
+        for p in params {
+            c.args(["--param", p]);
+        }
+        c.output().unwrap()
+    };
+    let out = finish(&["match_games=4", "match_playouts=6"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let last: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run.join("logs/match-last-vs-gen-000.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (last["opponent"].as_str(), last["games"].as_u64()),
+        (Some("material@6"), Some(4)),
+        "{last}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("logs/summary.json")).unwrap())
+            .unwrap();
+    for r in summary.as_array().unwrap() {
+        assert_eq!(r["games"], 4, "{r}");
+        assert!(r["player"].as_str().unwrap().contains("@6"), "{r}");
+    }
+    let out = finish(&["match_games=4", "search.playouts=10"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("(search differ)"), "{err}");
 }
 
 /// `overlap = true`: net N is rated on a second thread while self-play and training make net

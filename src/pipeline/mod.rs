@@ -343,8 +343,12 @@ fn default_device() -> String {
     "cpu".into()
 }
 
+/// The keys a resumed run may change: how far it goes and how its nets are rated, not how they
+/// are made.
+const RESUMABLE: [&str; 4] = ["generations", "ladder", "match_games", "match_playouts"];
+
 /// A run directory resumes only the run it holds: its config.toml must match `cfg` in everything
-/// but `generations` (which may grow to extend a run).
+/// but [`RESUMABLE`] (`generations` may grow to extend a run).
 fn check_same_run(path: &Path, cfg: &PipelineConfig) -> Result<()> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Ok(());
@@ -356,8 +360,10 @@ fn check_same_run(path: &Path, cfg: &PipelineConfig) -> Result<()> {
     let mut differ: Vec<&str> = old
         .keys()
         .chain(new.keys())
-        // How many generations and how they are rated may change when a run is resumed.
-        .filter(|k| *k != "generations" && *k != "ladder" && old.get(*k) != new.get(*k))
+        // How many generations and how they are rated may change when a run is resumed: a
+        // stopped run is closed (`--stage finish`) with more games or playouts than its
+        // per-generation matches had.
+        .filter(|k| !RESUMABLE.contains(&k.as_str()) && old.get(*k) != new.get(*k))
         .map(|k| k.as_str())
         .collect();
     differ.sort_unstable();

@@ -125,13 +125,14 @@ pub fn rate_last_against_gen0(
     quiet: bool,
 ) -> Result<Option<MatchRecord>> {
     let last = cfg.generations;
-    let current = run
-        .read_final_match()?
-        .is_some_and(|r| r.generation == last);
-    if last >= 2 && run.model(last).exists() && !current {
+    let opp = format!("material@{}", cfg.match_playouts);
+    let games = cfg.match_games.div_ceil(2) * 2;
+    // Played again when the run was extended or is rated at other match settings.
+    let current = |r: &MatchRecord| r.generation == last && r.opponent == opp && r.games == games;
+    let done = run.read_final_match()?.is_some_and(|r| current(&r));
+    if last >= 2 && run.model(last).exists() && !done {
         let resolver = NetResolver::new(&cfg.device);
         let me = format!("net:{}@{}", run.model(last).display(), cfg.match_playouts);
-        let opp = format!("material@{}", cfg.match_playouts);
         let (mut rec, _) = play_match(
             v,
             &resolver,
@@ -145,7 +146,7 @@ pub fn rate_last_against_gen0(
         rec.accepted = true; // gating is about the previous generation, not this one
         run.write_final_match(&rec)?;
     }
-    Ok(run.read_final_match()?.filter(|r| r.generation == last))
+    Ok(run.read_final_match()?.filter(current))
 }
 
 /// Player settings that take the search's hand-written parts away: the net alone.
@@ -155,7 +156,8 @@ const RAW: &str = ",tactics=0,tactics_priors=0";
 /// apart from what the search adds: the last net against net 1, raw (the nets' own priors and
 /// values, no quiescence blend) and, when the run's search blends, with that search; and the
 /// last net against generation 0's player (the final match, with the run's search). Each is
-/// played once; a row whose players changed (the run was extended) is played again.
+/// played once; a row whose players or number of games changed (the run was extended, or is
+/// closed at other match settings) is played again.
 pub fn closing_matches(
     run: &RunDir,
     cfg: &PipelineConfig,
@@ -170,6 +172,7 @@ pub fn closing_matches(
     let p = cfg.match_playouts;
     let net = |g: u32| format!("net:{}@{p}", run.model(g).display());
     let blended = cfg.search.tactics > 0.0 || cfg.search.tactics_priors > 0.0;
+    let games = cfg.match_games.div_ceil(2) * 2;
     let mut plan = vec![(
         format!("net {last} vs net 1, raw"),
         format!("{}{RAW}", net(last)),
@@ -188,7 +191,9 @@ pub fn closing_matches(
     for (i, (label, me, opp)) in plan.into_iter().enumerate() {
         if let Some(r) = done
             .iter()
-            .position(|r| r.label == label && r.player == me && r.opponent == opp)
+            .position(|r| {
+                r.label == label && r.player == me && r.opponent == opp && r.games == games
+            })
         {
             rows.push(done.swap_remove(r));
             continue;
