@@ -189,12 +189,9 @@ pub fn closing_matches(
     let mut rows = Vec::new();
     let resolver = NetResolver::new(&cfg.device);
     for (i, (label, me, opp)) in plan.into_iter().enumerate() {
-        if let Some(r) = done
-            .iter()
-            .position(|r| {
-                r.label == label && r.player == me && r.opponent == opp && r.games == games
-            })
-        {
+        if let Some(r) = done.iter().position(|r| {
+            r.label == label && r.player == me && r.opponent == opp && r.games == games
+        }) {
             rows.push(done.swap_remove(r));
             continue;
         }
