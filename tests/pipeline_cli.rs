@@ -197,6 +197,38 @@ channels = 8
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("(search differ)"), "{err}");
+    // Six nets: the closing matches add the last third against the first third, raw: nets 5
+    // and 6 against nets 1 and 2, one pair each (4 games in all).
+    let out = Command::new(env!("CARGO_BIN_EXE_varzero"))
+        .args(["pipeline", "--quiet", "--config"])
+        .arg(&cfg)
+        .arg("--dir")
+        .arg(&run)
+        .args(["--param", "generations=6", "--param", "match_games=4"])
+        .args(["--param", "match_playouts=6"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("logs/summary.json")).unwrap())
+            .unwrap();
+    let thirds = summary
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["label"] == "nets 5..6 vs nets 1..2, raw")
+        .unwrap_or_else(|| panic!("no thirds row: {summary}"));
+    assert_eq!(thirds["games"], 4, "{thirds}");
+    let wdl = ["wins", "draws", "losses"].map(|k| thirds[k].as_u64().unwrap());
+    assert_eq!(wdl.iter().sum::<u64>(), 4, "{thirds}");
+    assert!(thirds["player"]
+        .as_str()
+        .unwrap()
+        .ends_with("@6,tactics=0,tactics_priors=0"));
 }
 
 /// `overlap = true`: net N is rated on a second thread while self-play and training make net

@@ -12,6 +12,7 @@ use varzero_arena::ladder::{Ladder, LadderOptions};
 use varzero_arena::PlayerSpec;
 use varzero_arena::{random_openings, Arena, MatchConfig};
 use varzero_rules::Variant;
+use varzero_stats::{Pentanomial, Wdl};
 
 /// Plays `me` against `opp` from random openings, each with both colours, and records the score
 /// of `me` with a 95% interval (normal approximation over games).
@@ -26,12 +27,51 @@ fn play_match(
     seed: u64,
     quiet: bool,
 ) -> Result<(MatchRecord, varzero_stats::EloEstimate)> {
+    let (w, penta) = play_pairs(
+        v,
+        resolver,
+        cfg,
+        me,
+        opp,
+        cfg.match_games.div_ceil(2),
+        seed,
+        quiet,
+    )?;
+    let score = varzero_stats::score_interval(w.wins, w.draws, w.losses);
+    let rec = MatchRecord {
+        generation,
+        opponent: opp.to_string(),
+        games: w.games(),
+        wins: w.wins,
+        draws: w.draws,
+        losses: w.losses,
+        score: score.value,
+        score_low: score.lower,
+        score_high: score.upper,
+        elo: w.elo().elo,
+        accepted: !cfg.gating || score.value >= cfg.gate_score,
+    };
+    Ok((rec, penta.elo()))
+}
+
+/// `pairs` pairs of games of `me` against `opp` (each opening with both colours): the score of
+/// `me` by games and by pairs.
+#[allow(clippy::too_many_arguments)]
+fn play_pairs(
+    v: &Arc<Variant>,
+    resolver: &NetResolver,
+    cfg: &PipelineConfig,
+    me: &str,
+    opp: &str,
+    pairs: u64,
+    seed: u64,
+    quiet: bool,
+) -> Result<(Wdl, Pentanomial)> {
     let factory = |spec: &str| -> Result<_> {
         PlayerSpec::parse(spec)
             .and_then(|p| p.factory(spec, v, resolver, &cfg.search))
             .map_err(anyhow::Error::msg)
     };
-    let pairs = cfg.match_games.div_ceil(2);
     let openings = random_openings(v, pairs as usize, 4, seed).map_err(anyhow::Error::msg)?;
     let mc = MatchConfig {
         variant: v.clone(),
@@ -55,23 +95,7 @@ fn play_match(
         ));
     });
     bar.finish_and_clear();
-    let w = &summary.state.wdl;
-    let score = varzero_stats::score_interval(w.wins, w.draws, w.losses);
-    let pairs = summary.state.penta.elo();
-    let rec = MatchRecord {
-        generation,
-        opponent: opp.to_string(),
-        games: w.games(),
-        wins: w.wins,
-        draws: w.draws,
-        losses: w.losses,
-        score: score.value,
-        score_low: score.lower,
-        score_high: score.upper,
-        elo: w.elo().elo,
-        accepted: !cfg.gating || score.value >= cfg.gate_score,
-    };
-    Ok((rec, pairs))
+    Ok((summary.state.wdl, summary.state.penta))
 }
 
 /// Stage 3: generation `next`'s net against the net self-play used before it (or the material
@@ -220,6 +244,60 @@ pub fn closing_matches(
         });
         run.write_summary(&rows)?;
     }
+    // Whether the run kept learning, not only whether its last net is good: the last third of
+    // the nets against the first third, raw, net `last - t + i` against net `i` for each i,
+    // the match's pairs spread over the t pairings and pooled. Needs two nets a third (with
+    // one, it is the first row again).
+    let t = last / 3;
+    if t >= 2 && (1..=last).all(|g| run.model(g).exists()) {
+        let first_late = last - t + 1;
+        let models = run.models();
+        let label = format!("nets {first_late}..{last} vs nets 1..{t}, raw");
+        let me = format!("nets {first_late}..{last} of {}@{p}{RAW}", models.display());
+        let opp = format!("nets 1..{t} of {}@{p}{RAW}", models.display());
+        let split = split_pairs(games / 2, t);
+        let games = 2 * split.iter().sum::<u64>();
+        if let Some(r) = done.iter().position(|r| {
+            r.label == label && r.player == me && r.opponent == opp && r.games == games
+        }) {
+            rows.push(done.swap_remove(r));
+        } else {
+            let (mut w, mut penta) = (Wdl::default(), Pentanomial::default());
+            for (i, pairs) in (1..=t).zip(split) {
+                let (wi, pi) = play_pairs(
+                    v,
+                    &resolver,
+                    cfg,
+                    &format!("{}{RAW}", net(last - t + i)),
+                    &format!("{}{RAW}", net(i)),
+                    pairs,
+                    cfg.selfplay.seed ^ 0x7e1d ^ (i as u64) << 8,
+                    quiet,
+                )?;
+                (w.wins, w.draws, w.losses) =
+                    (w.wins + wi.wins, w.draws + wi.draws, w.losses + wi.losses);
+                for (c, ci) in penta.counts.iter_mut().zip(pi.counts) {
+                    *c += ci;
+                }
+                penta.win_loss += pi.win_loss;
+            }
+            let e = penta.elo();
+            rows.push(SummaryMatch {
+                label,
+                player: me,
+                opponent: opp,
+                games: w.games(),
+                wins: w.wins,
+                draws: w.draws,
+                losses: w.losses,
+                score: w.points() / w.games().max(1) as f64,
+                elo: e.elo,
+                elo_low: e.lower,
+                elo_high: e.upper,
+            });
+            run.write_summary(&rows)?;
+        }
+    }
     if let Some(r) = last_vs_gen0 {
         let gen0 = cfg.gen0.clone().unwrap_or_else(|| format!("material@{p}"));
         rows.push(SummaryMatch {
@@ -245,6 +323,15 @@ pub fn closing_matches(
     }
     run.write_summary(&rows)?;
     Ok(rows)
+}
+
+/// `pairs` pairs of games spread over `t` pairings as evenly as they go, the first ones taking
+/// the remainder; every pairing plays at least one pair.
+fn split_pairs(pairs: u64, t: u32) -> Vec<u64> {
+    let t = u64::from(t.max(1));
+    (0..t)
+        .map(|i| (pairs / t + u64::from(i < pairs % t)).max(1))
+        .collect()
 }
 
 /// `logs/matches.csv`, rebuilt from the per-generation records and `last`.
@@ -404,4 +491,18 @@ pub fn ladder_generation(
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_pairs;
+
+    #[test]
+    fn pairs_are_spread_over_the_pairings() {
+        // 7 pairs over 3 pairings: 7 = 3 * 2 + 1, the first one takes the extra pair.
+        assert_eq!(split_pairs(7, 3), [3, 2, 2]);
+        assert_eq!(split_pairs(30, 5), [6; 5]);
+        // Fewer pairs than pairings: each still plays one.
+        assert_eq!(split_pairs(2, 3), [1, 1, 1]);
+    }
 }
