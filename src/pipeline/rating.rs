@@ -56,7 +56,7 @@ fn play_match(
 
 /// `pairs` pairs of games of `me` against `opp` (each opening with both colours): the score of
 /// `me` by games and by pairs.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // as play_match's, whose body it is
 fn play_pairs(
     v: &Arc<Variant>,
     resolver: &NetResolver,
@@ -271,15 +271,11 @@ pub fn closing_matches(
                     &format!("{}{RAW}", net(last - t + i)),
                     &format!("{}{RAW}", net(i)),
                     pairs,
-                    cfg.selfplay.seed ^ 0x7e1d ^ (i as u64) << 8,
+                    cfg.selfplay.seed ^ 0x7e1d ^ ((i as u64) << 8),
                     quiet,
                 )?;
-                (w.wins, w.draws, w.losses) =
-                    (w.wins + wi.wins, w.draws + wi.draws, w.losses + wi.losses);
-                for (c, ci) in penta.counts.iter_mut().zip(pi.counts) {
-                    *c += ci;
-                }
-                penta.win_loss += pi.win_loss;
+                w.merge(&wi);
+                penta.merge(&pi);
             }
             let e = penta.elo();
             rows.push(SummaryMatch {

@@ -148,6 +148,12 @@ impl Wdl {
             GameScore::Loss => self.losses += 1,
         }
     }
+    /// Adds another match's counts (the same player on the same side): a pooled match.
+    pub fn merge(&mut self, other: &Wdl) {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+    }
 }
 
 /// One game's result for a player.
@@ -205,6 +211,13 @@ impl Pentanomial {
     /// Elo difference with a 95% interval from the pentanomial model (pairs independent).
     pub fn elo(&self) -> EloEstimate {
         estimate(&PAIR_SCORES, &self.counts)
+    }
+    /// Adds another match's pairs: several matches pooled into one estimate.
+    pub fn merge(&mut self, other: &Pentanomial) {
+        for (c, o) in self.counts.iter_mut().zip(other.counts) {
+            *c += o;
+        }
+        self.win_loss += other.win_loss;
     }
 }
 

@@ -177,3 +177,24 @@ fn no_sprt_verdict_on_a_handful_of_pairs() {
     assert_eq!(d, sprt.decide(llr));
     assert_eq!(d, SprtDecision::H0);
 }
+
+/// Two matches pooled are the match of all their games: [1, 0, 2, 1, 0] (WL 1) and
+/// [0, 1, 1, 2, 1] (WL 0) add to [1, 1, 3, 3, 1] (WL 1); W/D/L 2/3/4 and 5/1/0 to 7/4/4.
+#[test]
+fn pooled_matches_add_their_counts() {
+    let mut p = Pentanomial::from_counts(1, 0, 1, 1, 1, 0);
+    p.merge(&Pentanomial::from_counts(0, 1, 0, 1, 2, 1));
+    assert_eq!(p, Pentanomial::from_counts(1, 1, 1, 2, 3, 1));
+    assert_eq!(p.pairs(), 9);
+    let mut w = Wdl {
+        wins: 2,
+        draws: 3,
+        losses: 4,
+    };
+    w.merge(&Wdl {
+        wins: 5,
+        draws: 1,
+        losses: 0,
+    });
+    assert_eq!((w.wins, w.draws, w.losses), (7, 4, 4));
+}
