@@ -6,11 +6,17 @@ use std::process::{Command, Output};
 
 /// `varzero pipeline --quiet --config CFG --dir DIR`.
 fn pipeline(cfg: &Path, dir: &Path) -> Output {
+    pipeline_with(cfg, dir, &[])
+}
+
+/// The same with more arguments (`--param`, `--stage`).
+fn pipeline_with(cfg: &Path, dir: &Path, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_varzero"))
         .args(["pipeline", "--quiet", "--config"])
         .arg(cfg)
         .arg("--dir")
         .arg(dir)
+        .args(extra)
         .output()
         .unwrap()
 }
@@ -123,19 +129,7 @@ channels = 8
         .contains("makruk"));
     // Extending the finished run by a generation: the last-vs-generation-0 match and the CSV
     // describe generation 3, not the old last one.
-    let out = Command::new(env!("CARGO_BIN_EXE_varzero"))
-        .args([
-            "pipeline",
-            "--quiet",
-            "--param",
-            "generations=3",
-            "--config",
-        ])
-        .arg(&cfg)
-        .arg("--dir")
-        .arg(&run)
-        .output()
-        .unwrap();
+    let out = pipeline_with(&cfg, &run, &["--param", "generations=3"]);
     assert!(
         out.status.success(),
         "{}",
@@ -160,16 +154,11 @@ channels = 8
     // Closing a run at other match settings (how a stopped run is rated after it): the final
     // and closing matches are played again with them; another `[search]` is still refused.
     let finish = |params: &[&str]| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_varzero"));
-        c.args(["pipeline", "--quiet", "--stage", "finish", "--config"])
-            .arg(&cfg)
-            .arg("--dir")
-            .arg(&run)
-            .args(["--param", "generations=3"]);
+        let mut args = vec!["--stage", "finish", "--param", "generations=3"];
         for p in params {
-            c.args(["--param", p]);
+            args.extend(["--param", *p]);
         }
-        c.output().unwrap()
+        pipeline_with(&cfg, &run, &args)
     };
     let out = finish(&["match_games=4", "match_playouts=6"]);
     assert!(
@@ -199,15 +188,18 @@ channels = 8
     assert!(err.contains("(search differ)"), "{err}");
     // Six nets: the closing matches add the last third against the first third, raw: nets 5
     // and 6 against nets 1 and 2, one pair each (4 games in all).
-    let out = Command::new(env!("CARGO_BIN_EXE_varzero"))
-        .args(["pipeline", "--quiet", "--config"])
-        .arg(&cfg)
-        .arg("--dir")
-        .arg(&run)
-        .args(["--param", "generations=6", "--param", "match_games=4"])
-        .args(["--param", "match_playouts=6"])
-        .output()
-        .unwrap();
+    let out = pipeline_with(
+        &cfg,
+        &run,
+        &[
+            "--param",
+            "generations=6",
+            "--param",
+            "match_games=4",
+            "--param",
+            "match_playouts=6",
+        ],
+    );
     assert!(
         out.status.success(),
         "{}",
