@@ -540,6 +540,13 @@ pub struct SummaryMatch {
     pub elo_low: f64,
     #[serde(with = "elo_json")]
     pub elo_high: f64,
+    /// The rated net's generation and the CPU-hours of self-play and training that made it, on
+    /// the rows that chart Elo against CPU-hours (the nets against generation 0's player);
+    /// absent from the others and from summaries written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_hours: Option<f64>,
 }
 
 impl SummaryMatch {

@@ -221,6 +221,38 @@ channels = 8
         .as_str()
         .unwrap()
         .ends_with("@6,tactics=0,tactics_priors=0"));
+    // Elo against CPU-hours: nets 1, 6/3 and 2 x 6/3 against generation 0's player on the final
+    // match's games, then the final match; each row with its generation and a CPU-hour count
+    // that grows with it (every generation adds self-play and training time).
+    let curve: Vec<&serde_json::Value> = summary
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r.get("cpu_hours").is_some())
+        .collect();
+    let gens: Vec<u64> = curve
+        .iter()
+        .map(|r| r["generation"].as_u64().unwrap())
+        .collect();
+    assert_eq!(gens, [1, 2, 4, 6], "{summary}");
+    assert_eq!(
+        curve[0]["label"], "net 1 vs generation 0's player, raw",
+        "{summary}"
+    );
+    for r in &curve {
+        assert_eq!(r["opponent"], "material@6", "{r}");
+        assert_eq!(r["games"], 4, "{r}");
+    }
+    let hours: Vec<f64> = curve
+        .iter()
+        .map(|r| r["cpu_hours"].as_f64().unwrap())
+        .collect();
+    assert!(hours.windows(2).all(|w| w[0] < w[1]), "{hours:?}");
+    let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(
+        page.contains("Elo against material@6 by CPU-hours"),
+        "no Elo-against-CPU-hours chart in report.html"
+    );
 }
 
 /// `overlap = true`: net N is rated on a second thread while self-play and training make net

@@ -179,8 +179,8 @@ const RAW: &str = ",tactics=0,tactics_priors=0";
 /// The run's closing matches (`logs/summary.json`), so that a reader sees what the loop learnt
 /// apart from what the search adds: the last net against net 1, raw (the nets' own priors and
 /// values, no quiescence blend) and, when the run's search blends, with that search; and the
-/// last net against generation 0's player (the final match, with the run's search). Each is
-/// played once; a row whose players or number of games changed (the run was extended, or is
+/// last net against generation 0's player (the final match, with the run's search), with nets
+/// 1, N/3 and 2N/3 against it too from six nets on (Elo against CPU-hours). Each is played once; a row whose players or number of games changed (the run was extended, or is
 /// closed at other match settings) is played again.
 pub fn closing_matches(
     run: &RunDir,
@@ -241,6 +241,8 @@ pub fn closing_matches(
             elo: pairs.elo,
             elo_low: pairs.lower,
             elo_high: pairs.upper,
+            generation: None,
+            cpu_hours: None,
         });
         run.write_summary(&rows)?;
     }
@@ -290,23 +292,78 @@ pub fn closing_matches(
                 elo: e.elo,
                 elo_low: e.lower,
                 elo_high: e.upper,
+                generation: None,
+                cpu_hours: None,
             });
             run.write_summary(&rows)?;
         }
     }
+    // Elo against CPU-hours without the ladder: nets 1, N/3 and 2N/3 against the final match's
+    // opponent on its openings (the same seed), so that with the last net they draw the run's
+    // curve. From six nets on, as the thirds.
+    let suffix = if blended {
+        ", with the search"
+    } else {
+        ", raw"
+    };
+    // The final match is against material self-play's player, which is generation 0's only
+    // when the run had no teacher.
+    let gen0_name = |opp: &str| match cfg.gen0 {
+        None => "generation 0's player".to_string(),
+        Some(_) => opp.to_string(),
+    };
     if let Some(r) = last_vs_gen0 {
-        let gen0 = cfg.gen0.clone().unwrap_or_else(|| format!("material@{p}"));
-        rows.push(SummaryMatch {
-            label: format!(
-                "net {last} vs generation 0's player{}",
-                if blended {
-                    ", with the search"
-                } else {
-                    ", raw"
+        if last >= 6 {
+            let mut marks = vec![1, last / 3, 2 * last / 3];
+            marks.dedup();
+            for g in marks.into_iter().filter(|&g| run.model(g).exists()) {
+                let label = format!("net {g} vs {}{suffix}", gen0_name(&r.opponent));
+                let me = net(g);
+                let cpu_hours = Some(run.cpu_hours_to(g)?);
+                if let Some(i) = done.iter().position(|d| {
+                    d.label == label
+                        && d.player == me
+                        && d.opponent == r.opponent
+                        && d.games == r.games
+                }) {
+                    let mut d = done.swap_remove(i);
+                    d.generation = Some(g);
+                    d.cpu_hours = cpu_hours;
+                    rows.push(d);
+                    continue;
                 }
-            ),
+                let (rec, pairs) = play_match(
+                    v,
+                    &resolver,
+                    cfg,
+                    g,
+                    &me,
+                    &r.opponent,
+                    cfg.selfplay.seed ^ 0xf1a1,
+                    quiet,
+                )?;
+                rows.push(SummaryMatch {
+                    label,
+                    player: me,
+                    opponent: r.opponent.clone(),
+                    games: rec.games,
+                    wins: rec.wins,
+                    draws: rec.draws,
+                    losses: rec.losses,
+                    score: rec.score,
+                    elo: pairs.elo,
+                    elo_low: pairs.lower,
+                    elo_high: pairs.upper,
+                    generation: Some(g),
+                    cpu_hours,
+                });
+                run.write_summary(&rows)?;
+            }
+        }
+        rows.push(SummaryMatch {
+            label: format!("net {last} vs {}{suffix}", gen0_name(&r.opponent)),
             player: net(last),
-            opponent: gen0,
+            opponent: r.opponent.clone(),
             games: r.games,
             wins: r.wins,
             draws: r.draws,
@@ -315,6 +372,8 @@ pub fn closing_matches(
             elo: r.elo,
             elo_low: varzero_stats::elo_from_score(r.score_low),
             elo_high: varzero_stats::elo_from_score(r.score_high),
+            generation: Some(last),
+            cpu_hours: Some(run.cpu_hours_to(last)?),
         });
     }
     run.write_summary(&rows)?;

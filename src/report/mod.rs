@@ -173,6 +173,44 @@ fn pair(v: &Value) -> Option<(f64, f64)> {
     Some((v.get(0)?.as_f64()?, v.get(1)?.as_f64()?))
 }
 
+/// Elo against CPU-hours from the closing rows that carry them (nets 1, N/3, 2N/3 and the last
+/// against generation 0's player): the run's curve when the ladder was off. None with fewer
+/// than two points.
+fn gen0_curve(rows: &[crate::run_dir::SummaryMatch]) -> Option<Chart> {
+    let points: Vec<charts::Point> = rows
+        .iter()
+        .filter_map(|r| {
+            let h = r.cpu_hours?;
+            // A clean sweep has no finite Elo to draw; its row is in the table.
+            r.elo.is_finite().then(|| {
+                let bar = (r.elo_low.is_finite() && r.elo_high.is_finite())
+                    .then_some((r.elo_low, r.elo_high));
+                (h, r.elo, bar)
+            })
+        })
+        .collect();
+    if points.len() < 2 {
+        return None;
+    }
+    let opponent = rows
+        .iter()
+        .rev()
+        .find(|r| r.cpu_hours.is_some())
+        .map(|r| r.opponent.clone())
+        .unwrap_or_default();
+    Some(charts::line_chart(
+        "gen0-elo-cpu",
+        &format!("Elo against {opponent} by CPU-hours of self-play and training"),
+        "CPU-hours",
+        "Elo",
+        &[charts::Series {
+            name: "net".into(),
+            points,
+        }],
+        &[(0.0, opponent)],
+    ))
+}
+
 fn run_page(
     dir: &Path,
     opts: &ReportOptions,
@@ -193,10 +231,14 @@ fn run_page(
         page.h2("What the loop learnt: the closing matches");
         page.p(
             "The last net against net 1 with the nets alone (raw: no quiescence blend, no \
-             material priors) and with the run's search, and against generation 0's player. \
+             material priors) and with the run's search, and against generation 0's player \
+             (from six nets on, nets 1, N/3 and 2N/3 too: the chart, Elo against CPU-hours). \
              Elo intervals are 95%, from game pairs (the last row's from games).",
         );
         let e = crate::run_dir::SummaryMatch::elo_text;
+        if let Some(c) = gen0_curve(&rows) {
+            page.chart(c);
+        }
         let rows: Vec<Vec<String>> = rows
             .iter()
             .map(|r| {
