@@ -213,10 +213,8 @@ pub fn closing_matches(
     let mut rows = Vec::new();
     let resolver = NetResolver::new(&cfg.device);
     for (i, (label, me, opp)) in plan.into_iter().enumerate() {
-        if let Some(r) = done.iter().position(|r| {
-            r.label == label && r.player == me && r.opponent == opp && r.games == games
-        }) {
-            rows.push(done.swap_remove(r));
+        if let Some(r) = take_played(&mut done, &label, &me, &opp, games) {
+            rows.push(r);
             continue;
         }
         let (rec, pairs) = play_match(
@@ -229,21 +227,7 @@ pub fn closing_matches(
             cfg.selfplay.seed ^ 0x5a3e ^ i as u64,
             quiet,
         )?;
-        rows.push(SummaryMatch {
-            label,
-            player: me,
-            opponent: opp,
-            games: rec.games,
-            wins: rec.wins,
-            draws: rec.draws,
-            losses: rec.losses,
-            score: rec.score,
-            elo: pairs.elo,
-            elo_low: pairs.lower,
-            elo_high: pairs.upper,
-            generation: None,
-            cpu_hours: None,
-        });
+        rows.push(summary_row(label, me, opp, &rec, &pairs));
         run.write_summary(&rows)?;
     }
     // Whether the run kept learning, not only whether its last net is good: the last third of
@@ -259,10 +243,8 @@ pub fn closing_matches(
         let opp = format!("nets 1..{t} of {}@{p}{RAW}", models.display());
         let split = split_pairs(games / 2, t);
         let games = 2 * split.iter().sum::<u64>();
-        if let Some(r) = done.iter().position(|r| {
-            r.label == label && r.player == me && r.opponent == opp && r.games == games
-        }) {
-            rows.push(done.swap_remove(r));
+        if let Some(r) = take_played(&mut done, &label, &me, &opp, games) {
+            rows.push(r);
         } else {
             let (mut w, mut penta) = (Wdl::default(), Pentanomial::default());
             for (i, pairs) in (1..=t).zip(split) {
@@ -320,13 +302,7 @@ pub fn closing_matches(
                 let label = format!("net {g} vs {}{suffix}", gen0_name(&r.opponent));
                 let me = net(g);
                 let cpu_hours = Some(run.cpu_hours_to(g)?);
-                if let Some(i) = done.iter().position(|d| {
-                    d.label == label
-                        && d.player == me
-                        && d.opponent == r.opponent
-                        && d.games == r.games
-                }) {
-                    let mut d = done.swap_remove(i);
+                if let Some(mut d) = take_played(&mut done, &label, &me, &r.opponent, r.games) {
                     d.generation = Some(g);
                     d.cpu_hours = cpu_hours;
                     rows.push(d);
@@ -343,19 +319,9 @@ pub fn closing_matches(
                     quiet,
                 )?;
                 rows.push(SummaryMatch {
-                    label,
-                    player: me,
-                    opponent: r.opponent.clone(),
-                    games: rec.games,
-                    wins: rec.wins,
-                    draws: rec.draws,
-                    losses: rec.losses,
-                    score: rec.score,
-                    elo: pairs.elo,
-                    elo_low: pairs.lower,
-                    elo_high: pairs.upper,
                     generation: Some(g),
                     cpu_hours,
+                    ..summary_row(label, me, r.opponent.clone(), &rec, &pairs)
                 });
                 run.write_summary(&rows)?;
             }
@@ -378,6 +344,46 @@ pub fn closing_matches(
     }
     run.write_summary(&rows)?;
     Ok(rows)
+}
+
+/// A closing row of a match just played: its score by games, its Elo by game pairs.
+fn summary_row(
+    label: String,
+    player: String,
+    opponent: String,
+    rec: &MatchRecord,
+    pairs: &varzero_stats::EloEstimate,
+) -> SummaryMatch {
+    SummaryMatch {
+        label,
+        player,
+        opponent,
+        games: rec.games,
+        wins: rec.wins,
+        draws: rec.draws,
+        losses: rec.losses,
+        score: rec.score,
+        elo: pairs.elo,
+        elo_low: pairs.lower,
+        elo_high: pairs.upper,
+        generation: None,
+        cpu_hours: None,
+    }
+}
+
+/// Takes out of `done` (an earlier summary) the row of this very match, if it was played: same
+/// label, players and number of games.
+fn take_played(
+    done: &mut Vec<SummaryMatch>,
+    label: &str,
+    player: &str,
+    opponent: &str,
+    games: u64,
+) -> Option<SummaryMatch> {
+    let i = done.iter().position(|r| {
+        r.label == label && r.player == player && r.opponent == opponent && r.games == games
+    })?;
+    Some(done.swap_remove(i))
 }
 
 /// `pairs` pairs of games spread over `t` pairings as evenly as they go, the first ones taking
