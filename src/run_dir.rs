@@ -385,6 +385,9 @@ impl RunDir {
     /// Adds `secs` to `key`: a range in its own file of `logs/cpu.d` (ranges run at once in
     /// other processes), anything else in `logs/cpu.json`.
     pub fn add_cpu(&self, key: &CpuKey, secs: f64) -> Result<()> {
+        // Read-modify-write: a stage's CPU meter flushes from its own thread.
+        static LEDGER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _held = LEDGER.lock().unwrap_or_else(|e| e.into_inner());
         let secs = secs.max(0.0);
         if key.range.is_some() {
             let d = self.cpu_ranges();

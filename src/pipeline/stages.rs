@@ -3,7 +3,7 @@
 
 use super::PipelineConfig;
 use crate::run_dir::{CpuKey, RunDir};
-use crate::usage::{cpu_seconds, cpu_with_children, Usage};
+use crate::usage::{CpuMeter, Usage};
 use anyhow::Result;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -78,12 +78,14 @@ pub fn selfplay_games(
             time_control: None,
         };
         // The teacher's engines are child processes: their CPU time is the stage's.
-        let cpu = cpu_with_children();
+        let meter = CpuMeter::start(
+            run,
+            CpuKey::selfplay(gen, range.as_ref()),
+            true,
+            CpuMeter::FLUSH,
+        );
         let s = crate::engine_games::play(v, &g, &cfg.search, &sp, &mut |_, _| {})?;
-        run.add_cpu(
-            &CpuKey::selfplay(gen, range.as_ref()),
-            cpu_with_children() - cpu,
-        )?;
+        meter.finish()?;
         let busy = if range.is_none() {
             usage.record(run, "selfplay", gen)?
         } else {
@@ -113,13 +115,18 @@ pub fn selfplay_games(
     }
     let g = Arc::new(Generator::new(v.clone(), ev.clone(), search, sp_cfg));
     let ev_id = g.evaluator.id();
-    let cpu = cpu_seconds();
+    // Ranges run at once in other processes: each records its CPU time in its own file.
+    let meter = CpuMeter::start(
+        run,
+        CpuKey::selfplay(gen, range.as_ref()),
+        false,
+        CpuMeter::FLUSH,
+    );
     let s = match &range {
         None => crate::progress::run_with_progress(g, &sp, cfg.games(gen), quiet)?,
         Some(r) => g.run_range(&sp, r.clone(), true)?,
     };
-    // Ranges run at once in other processes: each records its CPU time in its own file.
-    run.add_cpu(&CpuKey::selfplay(gen, range.as_ref()), cpu_seconds() - cpu)?;
+    meter.finish()?;
     let busy = if range.is_none() {
         usage.record(run, "selfplay", gen)?
     } else {
@@ -182,7 +189,7 @@ pub fn reanalyse_generation(
     }
     all.truncate(n);
     let t = Instant::now();
-    let cpu = cpu_seconds();
+    let meter = CpuMeter::start(run, CpuKey::train(gen + 1), false, CpuMeter::FLUSH);
     let ev = crate::nets::net_evaluator(net, v, &cfg.device)?;
     varzero_eval_net::share_threads(cfg.selfplay.threads);
     let run_cfg = varzero_selfplay::SelfplayConfig {
@@ -226,7 +233,7 @@ pub fn reanalyse_generation(
     let rules = varzero_datasets::DatasetRules::new(&v.name, v.rules_hash);
     varzero_datasets::claim(&dir, &rules)?;
     varzero_datasets::write_shard(&dir, 0, "reanalyse", &positions, &games)?;
-    run.add_cpu(&CpuKey::train(gen + 1), cpu_seconds() - cpu)?;
+    meter.finish()?;
     println!(
         "gen {gen}: reanalysed {} positions of generations {first}..{} with net {gen} in {:.0} s",
         positions.len(),
@@ -270,7 +277,7 @@ pub fn train_generation(
         varzero_trainer::selfplay_share_at(train.selfplay_share, train.teacher_decay, next);
     let bar = crate::progress::progress_bar(quiet, train.steps, "steps");
     let t = Instant::now();
-    let cpu = cpu_seconds();
+    let meter = CpuMeter::start(run, CpuKey::train(next), false, CpuMeter::FLUSH);
     let summary = varzero_trainer::train(
         v,
         &data,
@@ -287,7 +294,7 @@ pub fn train_generation(
         },
     )?;
     bar.finish_and_clear();
-    run.add_cpu(&CpuKey::train(next), cpu_seconds() - cpu)?;
+    meter.finish()?;
     for ext in ["json", "safetensors"] {
         crate::copy_atomic(
             &summary.model.with_extension(ext),
