@@ -57,6 +57,21 @@ pub struct SearchConfig {
     /// geometrically: prior ∝ evaluator^(1 − w) × tactical^w, so a move that hangs a piece
     /// keeps little of the prior a small net gives it. 0 leaves the priors alone.
     pub tactics_priors: f32,
+    /// Gumbel self-play: the priors its completed-Q policy target starts from. `search`: the
+    /// priors the search ran on (the net's mixed with the tactical priors, where
+    /// `tactics_priors` > 0); `net`: the net's own, with the tactical mix taken back out, so that
+    /// a net trained on the targets does not learn the tactical priors that every search adds
+    /// to it again (docs/runs.md measures both).
+    pub gumbel_target_priors: TargetPriors,
+}
+
+/// The priors of a Gumbel policy target ([`SearchConfig::gumbel_target_priors`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetPriors {
+    #[default]
+    Search,
+    Net,
 }
 
 /// The root's selection rule.
@@ -101,6 +116,7 @@ impl Default for SearchConfig {
             gumbel_c_scale: 0.1,
             tactics: 0.0,
             tactics_priors: 0.0,
+            gumbel_target_priors: TargetPriors::Search,
         }
     }
 }

@@ -112,6 +112,12 @@ pub trait Evaluator: Send + Sync {
     fn exploration(&self) -> f32 {
         1.0
     }
+    /// The evaluator's own priors at `pos`, from the priors its search ran on there (`priors`,
+    /// in the order of `moves`, rewritten in place): the tactical mix taken back out where
+    /// this evaluator adds one ([`TacticalBlend`]); by default they are its own already.
+    fn own_priors(&self, pos: &mut Position, moves: &[Move], priors: &mut [f32]) {
+        let _ = (pos, moves, priors);
+    }
     /// Whether the value already is the tactical one (`material`): blending it with itself
     /// would only run the quiescence search twice per leaf.
     fn is_tactical(&self) -> bool {
@@ -369,22 +375,15 @@ impl Evaluator for TacticalBlend {
         if pw > 0.0 {
             // The material player's prior is a softmax of the hints; its logarithm is the
             // scaled hint less the log of the softmax's sum, so the mix needs no priors of its own.
-            let temp = self.material.prior_temperature.max(1e-3);
             for &(a, b) in &batch.ranges {
                 let (a, b) = (a as usize, b as usize);
                 let h = &batch.hints[a..b];
-                let max = h.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-                let log_sum = h
-                    .iter()
-                    .map(|&x| ((x - max) / temp).exp())
-                    .sum::<f32>()
-                    .ln();
+                let log_t = self.log_tactical(h);
                 let mixed = &mut out.priors[a..b];
                 let mut sum = 0.0;
                 for (p, &x) in mixed.iter_mut().zip(h) {
-                    // Floors keep a move the net (or the hints) give no prior reachable by the mix.
-                    let log_t = ((x - max) / temp - log_sum).max(1e-12f32.ln());
-                    *p = p.max(1e-6).powf(1.0 - pw) * (pw * log_t).exp();
+                    // The floor keeps a move the net gives no prior reachable by the mix.
+                    *p = p.max(Self::NET_FLOOR).powf(1.0 - pw) * (pw * log_t(x)).exp();
                     sum += *p;
                 }
                 for p in mixed.iter_mut() {
@@ -393,8 +392,51 @@ impl Evaluator for TacticalBlend {
             }
         }
     }
+    fn own_priors(&self, pos: &mut Position, moves: &[Move], priors: &mut [f32]) {
+        let pw = self.prior_weight;
+        // At weight 1 nothing of the net is left in the mix to take back out.
+        if pw > 0.0 && pw < 1.0 && !priors.is_empty() && priors.len() == moves.len() {
+            let mut h = vec![0.0; moves.len()];
+            self.material.tactics.move_hints(pos, moves, &mut h);
+            let log_t = self.log_tactical(&h);
+            // mixed ∝ net^(1 - w) × tactical^w, so log net = (log mixed - w log tactical) / (1 - w)
+            // up to a constant; exact but for the net's floor.
+            for (p, &x) in priors.iter_mut().zip(&h) {
+                *p = (p.max(f32::MIN_POSITIVE).ln() - pw * log_t(x)) / (1.0 - pw);
+            }
+            let max = priors.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+            let mut sum = 0.0;
+            for p in priors.iter_mut() {
+                *p = (*p - max).exp();
+                sum += *p;
+            }
+            for p in priors.iter_mut() {
+                *p /= sum.max(f32::MIN_POSITIVE);
+            }
+        }
+        self.inner.own_priors(pos, moves, priors);
+    }
     fn exploration(&self) -> f32 {
         self.inner.exploration()
+    }
+}
+
+impl TacticalBlend {
+    /// The least prior of the net in the mix.
+    const NET_FLOOR: f32 = 1e-6;
+
+    /// The log of the material player's prior of each move from its hint: a softmax of the
+    /// hints, so its logarithm is the scaled hint less the log of the softmax's sum (floored,
+    /// so that a move the hints give nothing stays reachable by the mix).
+    fn log_tactical(&self, hints: &[f32]) -> impl Fn(f32) -> f32 {
+        let temp = self.material.prior_temperature.max(1e-3);
+        let max = hints.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+        let log_sum = hints
+            .iter()
+            .map(|&x| ((x - max) / temp).exp())
+            .sum::<f32>()
+            .ln();
+        move |x| ((x - max) / temp - log_sum).max(1e-12f32.ln())
     }
 }
 
@@ -518,6 +560,42 @@ mod tests {
             // The value is the inner evaluator's: `tactics` is 0.
             assert_eq!(out.wdl, vec![[0.25, 0.5, 0.25]]);
         }
+    }
+
+    #[test]
+    fn own_priors_take_the_tactical_mix_back_out() {
+        let v = Variant::builtin("makruk").unwrap();
+        let mut pos = Position::from_fen(&v, "4k3/8/8/8/8/8/r7/R3K3 w - - 0 1").unwrap();
+        let moves = pos.legal_moves();
+        let n = moves.len() as f32;
+        // Skewed's priors, by hand: (k + 1) / (n (n + 1) / 2).
+        let inner: Vec<f32> = (0..moves.len())
+            .map(|k| (k as f32 + 1.0) / (n * (n + 1.0) / 2.0))
+            .collect();
+        for w in [0.25f32, 0.5, 0.75] {
+            let blend = TacticalBlend::wrap(Arc::new(Skewed), &v, 0.5, w);
+            let mut batch = Batch::default();
+            batch.push_leaf(&*blend, &mut pos, moves.as_slice());
+            let mut out = Evaluation::default();
+            blend.evaluate(&batch, &mut out);
+            let mut p = out.priors.clone();
+            assert!(
+                p.iter().zip(&inner).any(|(a, b)| (a - b).abs() > 1e-2),
+                "w {w}: the mix changed nothing to take out"
+            );
+            blend.own_priors(&mut pos, moves.as_slice(), &mut p);
+            for (i, (a, b)) in p.iter().zip(&inner).enumerate() {
+                assert!((a - b).abs() < 1e-5, "w {w}, move {i}: {a} against {b}");
+            }
+        }
+        // Without a prior mix (and for a plain evaluator) the priors are the evaluator's own.
+        let mut p = inner.clone();
+        TacticalBlend::wrap(Arc::new(Skewed), &v, 0.5, 0.0).own_priors(
+            &mut pos,
+            moves.as_slice(),
+            &mut p,
+        );
+        assert_eq!(p, inner);
     }
 }
 

@@ -207,7 +207,7 @@ impl Searcher {
         let best = match self.gumbel() {
             Some(p) => self
                 .tree
-                .gumbel_result(&[], &p, &mut GumbelScratch::default())
+                .gumbel_result(&[], &p, &mut GumbelScratch::default(), None)
                 .map(|r| r.0),
             None => self.tree.best_root_move(),
         };

@@ -734,12 +734,14 @@ impl Tree {
     }
 
     /// The move a Gumbel search plays (a move that wins at once first), and its policy target
-    /// over the root's moves (edge order).
+    /// over the root's moves (edge order): softmax(log prior + σ(q̂)), from `target_priors`
+    /// where given (edge order; [`crate::TargetPriors::Net`]), else from the root's own.
     pub fn gumbel_result(
         &self,
         gumbel: &[f32],
         p: &crate::gumbel::GumbelParams,
         s: &mut GumbelScratch,
+        target_priors: Option<&[f32]>,
     ) -> Option<(Move, Vec<f32>)> {
         let r = self.root();
         if r.state != NodeState::Expanded || r.n_edges == 0 {
@@ -748,12 +750,21 @@ impl Tree {
         let mut sigma = std::mem::take(&mut s.sigma);
         let stats = self.root_stats(s);
         let i = crate::gumbel::final_move(&stats, gumbel, p, &mut sigma);
-        let policy = crate::gumbel::improved_policy(stats.priors, &sigma);
+        let priors = match target_priors {
+            Some(t) if t.len() == stats.priors.len() => t,
+            _ => stats.priors,
+        };
+        let policy = crate::gumbel::improved_policy(priors, &sigma);
         s.sigma = sigma;
         let mv = self
             .winning_root_move()
             .unwrap_or(self.edges_of(self.root)[i].mv);
         Some((mv, policy))
+    }
+
+    /// The root's moves and their priors (edge order).
+    pub fn root_priors(&self) -> impl Iterator<Item = (Move, f32)> + '_ {
+        self.edges_of(self.root).iter().map(|e| (e.mv, e.prior))
     }
 
     /// Root visits per move (the policy target before normalisation).

@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use varzero_datasets::{Committed, DirLock, GameRecord, LockMode, PositionRecord};
 use varzero_rules::{GameResult, Move, Outcome, Position, Variant};
-use varzero_search::{Evaluator, GumbelScratch, Leaf, NodeState, Rng, Round, SearchConfig, Tree};
+use varzero_search::{
+    Evaluator, GumbelScratch, Leaf, NodeState, Rng, Round, SearchConfig, TargetPriors, Tree,
+};
 
 /// Counters shared with whoever shows progress.
 #[derive(Debug, Default)]
@@ -202,10 +204,19 @@ impl Generator {
         let visits: Vec<(Move, u32)> = g.tree.root_visits().collect();
         let total: u32 = visits.iter().map(|v| v.1).sum();
         let ply = g.moves.len() as u32;
-        let gumbel = self
-            .search
-            .gumbel()
-            .and_then(|p| g.tree.gumbel_result(&g.gumbel, &p, &mut g.scratch));
+        // The net's own priors under the target (`gumbel_target_priors = "net"`): one
+        // allocation a move, not a node.
+        let own = (self.search.gumbel_target_priors == TargetPriors::Net
+            && self.search.gumbel().is_some())
+        .then(|| {
+            let (moves, mut p): (Vec<Move>, Vec<f32>) = g.tree.root_priors().unzip();
+            self.evaluator.own_priors(&mut g.pos, &moves, &mut p);
+            p
+        });
+        let gumbel = self.search.gumbel().and_then(|p| {
+            g.tree
+                .gumbel_result(&g.gumbel, &p, &mut g.scratch, own.as_deref())
+        });
         let mv = if let Some((mv, _)) = &gumbel {
             // The Gumbel noise is the exploration: no temperature.
             *mv
