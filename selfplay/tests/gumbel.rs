@@ -55,9 +55,7 @@ fn gumbel_self_play_writes_completed_q_targets() {
 /// on the target), so the check runs position by position.
 #[test]
 fn net_target_priors_take_the_tactical_mix_out_of_the_target() {
-    use varzero_search::{
-        Batch, Evaluation, Evaluator, TacticalBlend, TargetPriors, UniformEvaluator,
-    };
+    use varzero_search::{Batch, Evaluation, TacticalBlend, TargetPriors, UniformEvaluator};
     let v = Variant::builtin("makruk").unwrap();
     let search = |t| SearchConfig {
         playouts: 16,
