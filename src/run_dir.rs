@@ -57,7 +57,7 @@ layout! {
     SUMMARY = "summary", "logs/summary.json", "the run's closing matches: last net against net 1 (raw and with the search) and against generation 0's player";
     MATCHES_CSV = "matches_csv", "logs/matches.csv", "every match record as one table";
     STAGES_CSV = "stages_csv", "logs/stages.csv", "each stage's wall time, CPU time and cores busy";
-    CPU_LEDGER = "cpu_ledger", "logs/cpu.json", "CPU seconds of each finished stage (self-play of a generation, training of a net)";
+    CPU_LEDGER = "cpu_ledger", "logs/cpu.json", "CPU seconds of each stage (self-play of a generation, training of a net), brought up to date every 30 s while it runs, so a stage killed and resumed counts all it spent";
     CPU_RANGES = "cpu_ranges", "logs/cpu.d", "CPU seconds of self-play ranges played by a cluster's tasks, one file each";
     LADDER_DIR = "ladder_dir", "ladder", "the rated generations' ladder games (the rungs are cached elsewhere)";
     LADDER_RATINGS = "ladder_ratings", "ladder/ratings.csv", "the ladder's ratings, rungs and generations on one scale";
