@@ -79,16 +79,10 @@ impl CpuMeter {
     /// a kill, for one small file write.
     pub const FLUSH: Duration = Duration::from_secs(30);
 
-    /// Meters this process's CPU (and, with `children`, that of its ended child processes:
-    /// a teacher's engines) into `key` of `run`'s ledger every `every`, and at the end.
-    pub fn start(run: &RunDir, key: CpuKey, children: bool, every: Duration) -> CpuMeter {
-        let read = move || {
-            if children {
-                cpu_with_children()
-            } else {
-                cpu_seconds()
-            }
-        };
+    /// Meters the CPU that `read` counts ([`cpu_seconds`], or [`cpu_with_children`] where a
+    /// teacher's engines work for the stage) into `key` of `run`'s ledger every `every`, and
+    /// at the end.
+    pub fn start(run: &RunDir, key: CpuKey, read: fn() -> f64, every: Duration) -> CpuMeter {
         let (tx, rx) = mpsc::channel::<()>();
         let run = run.clone();
         let mut last = read();
@@ -150,7 +144,7 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let r = RunDir::new(t.path());
         r.create().unwrap();
-        let m = CpuMeter::start(&r, CpuKey::train(1), false, Duration::from_millis(20));
+        let m = CpuMeter::start(&r, CpuKey::train(1), cpu_seconds, Duration::from_millis(20));
         burn(0.2);
         // Wait for a flush after the burn, as a kill would find the ledger.
         let mut flushed = 0.0;
@@ -165,7 +159,7 @@ mod tests {
         m.finish().unwrap();
         let all = r.cpu_hours_to(1).unwrap() * 3600.0;
         assert!(all >= flushed, "{all} < {flushed}");
-        // Process-wide CPU: other tests' threads may add to it, but never much beyond wall.
+        // Only the metered key is written.
         assert!(r.cpu_hours_to(0).unwrap() == 0.0);
     }
 
@@ -175,7 +169,7 @@ mod tests {
         let r = RunDir::new(t.path());
         r.create().unwrap();
         {
-            let _m = CpuMeter::start(&r, CpuKey::selfplay(2, None), false, CpuMeter::FLUSH);
+            let _m = CpuMeter::start(&r, CpuKey::selfplay(2, None), cpu_seconds, CpuMeter::FLUSH);
             burn(0.05);
         }
         let secs = r.cpu_hours_to(3).unwrap() * 3600.0;

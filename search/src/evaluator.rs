@@ -373,8 +373,7 @@ impl Evaluator for TacticalBlend {
         }
         let pw = self.prior_weight;
         if pw > 0.0 {
-            // The material player's prior is a softmax of the hints; its logarithm is the
-            // scaled hint less the log of the softmax's sum, so the mix needs no priors of its own.
+            // The mix needs no priors of the material player's own: their log is the hints'.
             for &(a, b) in &batch.ranges {
                 let (a, b) = (a as usize, b as usize);
                 let h = &batch.hints[a..b];

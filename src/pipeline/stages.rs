@@ -3,7 +3,7 @@
 
 use super::PipelineConfig;
 use crate::run_dir::{CpuKey, RunDir};
-use crate::usage::{CpuMeter, Usage};
+use crate::usage::{cpu_seconds, cpu_with_children, CpuMeter, Usage};
 use anyhow::Result;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -81,7 +81,7 @@ pub fn selfplay_games(
         let meter = CpuMeter::start(
             run,
             CpuKey::selfplay(gen, range.as_ref()),
-            true,
+            cpu_with_children,
             CpuMeter::FLUSH,
         );
         let s = crate::engine_games::play(v, &g, &cfg.search, &sp, &mut |_, _| {})?;
@@ -119,7 +119,7 @@ pub fn selfplay_games(
     let meter = CpuMeter::start(
         run,
         CpuKey::selfplay(gen, range.as_ref()),
-        false,
+        cpu_seconds,
         CpuMeter::FLUSH,
     );
     let s = match &range {
@@ -189,7 +189,7 @@ pub fn reanalyse_generation(
     }
     all.truncate(n);
     let t = Instant::now();
-    let meter = CpuMeter::start(run, CpuKey::train(gen + 1), false, CpuMeter::FLUSH);
+    let meter = CpuMeter::start(run, CpuKey::train(gen + 1), cpu_seconds, CpuMeter::FLUSH);
     let ev = crate::nets::net_evaluator(net, v, &cfg.device)?;
     varzero_eval_net::share_threads(cfg.selfplay.threads);
     let run_cfg = varzero_selfplay::SelfplayConfig {
@@ -277,7 +277,7 @@ pub fn train_generation(
         varzero_trainer::selfplay_share_at(train.selfplay_share, train.teacher_decay, next);
     let bar = crate::progress::progress_bar(quiet, train.steps, "steps");
     let t = Instant::now();
-    let meter = CpuMeter::start(run, CpuKey::train(next), false, CpuMeter::FLUSH);
+    let meter = CpuMeter::start(run, CpuKey::train(next), cpu_seconds, CpuMeter::FLUSH);
     let summary = varzero_trainer::train(
         v,
         &data,
