@@ -66,12 +66,18 @@ pub struct ShippedNet {
 }
 
 /// Where the shipped nets are: `$VARZERO_NETS`, else the `nets/` folder of the clone this
-/// binary was built from.
+/// binary was built from, else `nets/` in the working directory. The last is for a binary
+/// whose clone is gone: the cargo target directory lives in a cache shared by every clone
+/// (scripts/env.sh), so the binary there may have been built by a clone since deleted (CI's).
 pub fn nets_dir() -> PathBuf {
-    match std::env::var_os("VARZERO_NETS").filter(|p| !p.is_empty()) {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("nets"),
+    if let Some(p) = std::env::var_os("VARZERO_NETS").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
     }
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("nets");
+    if built.is_dir() {
+        return built;
+    }
+    PathBuf::from("nets")
 }
 
 /// Whether a `net:` name is a shipped net's name rather than a file: no directory, no
