@@ -70,14 +70,18 @@ pub struct ShippedNet {
 /// whose clone is gone: the cargo target directory lives in a cache shared by every clone
 /// (scripts/env.sh), so the binary there may have been built by a clone since deleted (CI's).
 pub fn nets_dir() -> PathBuf {
-    if let Some(p) = std::env::var_os("VARZERO_NETS").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
+    pick_nets_dir(
+        std::env::var_os("VARZERO_NETS"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("nets"),
+    )
+}
+
+fn pick_nets_dir(env: Option<std::ffi::OsString>, built: PathBuf) -> PathBuf {
+    match env.filter(|p| !p.is_empty()) {
+        Some(p) => PathBuf::from(p),
+        None if built.is_dir() => built,
+        None => PathBuf::from("nets"),
     }
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("nets");
-    if built.is_dir() {
-        return built;
-    }
-    PathBuf::from("nets")
 }
 
 /// Whether a `net:` name is a shipped net's name rather than a file: no directory, no
@@ -202,6 +206,25 @@ mod tests {
              [search]\ntactics = 0.5\n",
             v.name
         )
+    }
+
+    #[test]
+    fn the_nets_folder_falls_back_to_the_working_directory_when_the_clone_is_gone() {
+        let t = tempfile::tempdir().unwrap();
+        let built = t.path().join("nets");
+        let gone = t.path().join("deleted-clone/nets");
+        // $VARZERO_NETS wins; an empty one counts as unset.
+        assert_eq!(
+            pick_nets_dir(Some("/elsewhere".into()), built.clone()),
+            PathBuf::from("/elsewhere")
+        );
+        assert_eq!(
+            pick_nets_dir(Some("".into()), gone.clone()),
+            PathBuf::from("nets")
+        );
+        assert_eq!(pick_nets_dir(None, gone), PathBuf::from("nets"));
+        std::fs::create_dir(&built).unwrap();
+        assert_eq!(pick_nets_dir(None, built.clone()), built);
     }
 
     #[test]
