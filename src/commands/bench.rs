@@ -115,6 +115,10 @@ pub enum BenchCmd {
         positions: usize,
         #[arg(long, default_value_t = 1e-4)]
         tolerance: f64,
+        /// Convolutions without cuDNN, whose TF32 kernels (libtorch's default on Ampere and
+        /// later) round to a 10-bit mantissa: the strict f32 comparison.
+        #[arg(long)]
+        no_cudnn: bool,
     },
 }
 
@@ -152,7 +156,13 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             device,
             positions,
             tolerance,
-        } => bench_agree(&net, &variant, &device, positions, tolerance)?,
+            no_cudnn,
+        } => {
+            if no_cudnn {
+                varzero_eval_net::tch::Cuda::set_user_enabled_cudnn(false);
+            }
+            bench_agree(&net, &variant, &device, positions, tolerance)?
+        }
         BenchCmd::Threads {
             variant,
             evaluator,
