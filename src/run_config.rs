@@ -150,7 +150,7 @@ impl RunConfig {
         self.selfplay.check("selfplay", &mut p);
         crate::sizes::check_threads("selfplay.threads", self.selfplay.threads, &mut p);
         let mut b = crate::sizes::Budget::default();
-        let enc = varzero_eval_net::Encoding::new(v);
+        let enc = varzero_eval_net::Encoding::new(v).with_attacks(arch.is_some_and(|a| a.attacks));
         crate::sizes::selfplay(
             &enc,
             arch,

@@ -10,12 +10,15 @@ use std::sync::Arc;
 use tch::{nn, Device, Tensor};
 use varzero_rules::Variant;
 
-/// Architecture: residual blocks and channels.
+/// Architecture: residual blocks and channels, and the optional input planes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Arch {
     pub blocks: usize,
     pub channels: usize,
+    /// The attack planes as inputs (`Encoding::with_attacks`); absent in older sidecars.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub attacks: bool,
 }
 
 impl Default for Arch {
@@ -24,6 +27,7 @@ impl Default for Arch {
         Arch {
             blocks: 6,
             channels: 64,
+            attacks: false,
         }
     }
 }
@@ -159,7 +163,7 @@ pub struct Net {
 impl Net {
     /// A freshly initialised net for a variant.
     pub fn new(variant: &Arc<Variant>, arch: Arch, device: Device) -> Net {
-        let enc = Encoding::new(variant);
+        let enc = Encoding::new(variant).with_attacks(arch.attacks);
         let vs = nn::VarStore::new(device);
         let model = Model::new(&vs.root(), &enc, arch);
         let meta = NetMeta {

@@ -112,6 +112,7 @@ fn folded_batch_norms_give_the_trained_forward() {
             Arch {
                 blocks: 2,
                 channels: 16,
+                attacks: false,
             },
             3,
         );
@@ -161,6 +162,7 @@ fn bf16_agrees_with_f32_within_the_stated_tolerance() {
             Arch {
                 blocks: 4,
                 channels: 32,
+                attacks: false,
             },
             5,
         );
@@ -215,6 +217,7 @@ fn the_cache_returns_what_the_net_computed_and_counts_hits() {
         Arch {
             blocks: 1,
             channels: 8,
+            attacks: false,
         },
         7,
     );

@@ -107,6 +107,7 @@ fn priors_cover_exactly_the_legal_moves() {
         Arch {
             blocks: 1,
             channels: 16,
+            attacks: false,
         },
         Device::Cpu,
     );
@@ -135,6 +136,7 @@ fn save_and_load_reproduce_outputs_exactly() {
         Arch {
             blocks: 2,
             channels: 16,
+            attacks: false,
         },
         Device::Cpu,
     );
@@ -163,6 +165,7 @@ fn a_net_for_other_rules_is_refused_with_the_difference() {
         Arch {
             blocks: 1,
             channels: 8,
+            attacks: false,
         },
         Device::Cpu,
     );
@@ -208,6 +211,7 @@ fn saved_net(dir: &std::path::Path, change: impl Fn(&str, Tensor) -> Tensor) -> 
         Arch {
             blocks: 1,
             channels: 8,
+            attacks: false,
         },
         Device::Cpu,
     );
@@ -301,4 +305,113 @@ fn wrong_shapes_are_refused_on_one_line() {
         err.contains("tensor 'value_fc2.bias' has shape [1]"),
         "{err}"
     );
+}
+
+/// The attack planes of a hand-made Makruk position, worked out square by square.
+#[test]
+fn attack_planes_mark_attacks_and_hanging_pieces() {
+    let v = Variant::builtin("makruk").unwrap();
+    let enc = Encoding::new(&v).with_attacks(true);
+    assert_eq!(enc.planes, Encoding::new(&v).planes + 4);
+    // White: king d2, rook e4, knight c3. Black: king a8, rook c8, pawn d5, knight h4.
+    // - The rook e4 is attacked by the pawn d5 (lower value): it hangs, although the knight
+    //   c3 defends it.
+    // - The knight c3 is attacked by the rook c8 (higher value) and defended by the king d2:
+    //   it does not hang.
+    // - The knight h4 (rook e4 along the fourth rank) and the pawn d5 (knight c3) are attacked
+    //   and not defended: both hang. The kings never hang.
+    let pos = Position::from_fen(&v, "k1r5/8/8/3p4/4R2n/2N5/3K4/8 w - - 0 1").unwrap();
+    let mut x = vec![0f32; enc.input_len()];
+    enc.encode(&pos, &mut x);
+    let s = enc.squares();
+    let first = enc.planes - 4;
+    let sq = |name: &str| {
+        let b = name.as_bytes();
+        (b[1] - b'1') as usize * 8 + (b[0] - b'a') as usize
+    };
+    let on = |plane: usize| -> Vec<usize> {
+        (0..s)
+            .filter(|&i| x[(first + plane) * s + i] == 1.0)
+            .collect()
+    };
+    let set = |names: &[&str]| -> Vec<usize> {
+        let mut v: Vec<usize> = names.iter().map(|n| sq(n)).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(on(2), set(&["e4"]), "own pieces that hang");
+    assert_eq!(on(3), set(&["d5", "h4"]), "opponent pieces that hang");
+    let own = on(0);
+    for n in ["d5", "h4", "e8", "a4", "d4", "c1", "e1", "b5"] {
+        assert!(own.contains(&sq(n)), "own attacks {n}");
+    }
+    for n in ["a8", "c8", "f5", "h5"] {
+        assert!(!own.contains(&sq(n)), "own attacks not {n}");
+    }
+    let theirs = on(1);
+    for n in ["e4", "c4", "c3", "b8", "g6", "f3"] {
+        assert!(theirs.contains(&sq(n)), "their attacks {n}");
+    }
+    for n in ["e5", "c2", "d4"] {
+        assert!(!theirs.contains(&sq(n)), "their attacks not {n}");
+    }
+    // Without the option the base planes are the same and nothing follows them.
+    let base = Encoding::new(&v);
+    let mut y = vec![0f32; base.input_len()];
+    base.encode(&pos, &mut y);
+    assert_eq!(&x[..base.input_len()], &y[..]);
+}
+
+/// Seen from Black, the attack planes are White's seen from White.
+#[test]
+fn attack_planes_turn_with_the_side_to_move() {
+    let v = Variant::builtin("xiangqi").unwrap();
+    let enc = Encoding::new(&v).with_attacks(true);
+    let fen = "3k5/4a4/4b4/p3p4/9/2P6/9/4C4/4A4/4K4 w - - 0 1";
+    let a = Position::from_fen(&v, fen).unwrap();
+    let b = Position::from_fen(&v, &colour_mirror(fen)).unwrap();
+    let (mut xa, mut xb) = (vec![0f32; enc.input_len()], vec![0f32; enc.input_len()]);
+    enc.encode(&a, &mut xa);
+    enc.encode(&b, &mut xb);
+    let s = enc.squares();
+    let first = enc.planes - 4;
+    assert_eq!(&xa[first * s..], &xb[first * s..]);
+    assert!(xa[first * s..(first + 2) * s].iter().any(|&x| x == 1.0));
+}
+
+/// A net with attack planes saves `attacks` in its sidecar and loads with it; a sidecar without
+/// the field (every earlier net) loads without them.
+#[test]
+fn attack_planes_travel_in_the_sidecar() {
+    let v = Variant::builtin("makruk").unwrap();
+    let dir = std::env::temp_dir().join(format!("vz-attacks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let arch = Arch {
+        blocks: 1,
+        channels: 8,
+        attacks: true,
+    };
+    let net = Net::new(&v, arch, Device::Cpu);
+    let path = dir.join("a.safetensors");
+    net.save(&path).unwrap();
+    let meta = std::fs::read_to_string(path.with_extension("json")).unwrap();
+    assert!(meta.contains("\"attacks\":true") || meta.contains("\"attacks\": true"));
+    let back = Net::load(&path, &v, Device::Cpu).unwrap();
+    assert!(back.enc.attacks && back.meta.arch.attacks);
+    assert_eq!(back.enc.planes, 26);
+    let plain = Net::new(
+        &v,
+        Arch {
+            attacks: false,
+            ..arch
+        },
+        Device::Cpu,
+    );
+    let p2 = dir.join("b.safetensors");
+    plain.save(&p2).unwrap();
+    assert!(!std::fs::read_to_string(p2.with_extension("json"))
+        .unwrap()
+        .contains("attacks"));
+    assert!(!Net::load(&p2, &v, Device::Cpu).unwrap().enc.attacks);
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -195,7 +195,7 @@ fn bench_agree(
     let dev = varzero_eval_net::parse_device(device).map_err(anyhow::Error::msg)?;
     let cpu = varzero_eval_net::Net::load(path, &v, Device::Cpu)?;
     let other = varzero_eval_net::Net::load(path, &v, dev)?;
-    let enc = varzero_eval_net::Encoding::new(&v);
+    let enc = cpu.enc.clone();
     // Positions along random games: openings, middlegames, endings.
     let mut rng = varzero_stats::Rng::new(7);
     let mut planes = vec![0f32; positions * enc.input_len()];
@@ -825,6 +825,7 @@ fn bench_threads(
                         varzero_eval_net::Arch {
                             blocks: 4,
                             channels: 40,
+                            attacks: false,
                         },
                         varzero_eval_net::tch::Device::Cpu,
                     ),

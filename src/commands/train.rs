@@ -130,7 +130,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
     {
         let mut p = varzero_settings::Problems::default();
         cfg.check(&mut p);
-        let enc = varzero_eval_net::Encoding::new(&variant);
+        let enc = varzero_eval_net::Encoding::new(&variant).with_attacks(cfg.arch.attacks);
         let mut b = varzero::sizes::Budget::default();
         varzero::sizes::training(&enc, &cfg, ("train.window", cfg.window), &mut b);
         let table = toml::Table::try_from(&cfg).unwrap_or_default();

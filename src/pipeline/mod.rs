@@ -249,7 +249,7 @@ impl PipelineConfig {
     fn check_sizes(&self, v: &Arc<Variant>, p: &mut varzero_settings::Problems) {
         use crate::sizes;
         sizes::check_threads("selfplay.threads", self.selfplay.threads, p);
-        let enc = varzero_eval_net::Encoding::new(v);
+        let enc = varzero_eval_net::Encoding::new(v).with_attacks(self.train.arch.attacks);
         let memory = sizes::physical_memory();
         let table = toml::Table::try_from(self).unwrap_or_default();
         let value_of = |k: &str| sizes::value_in(&table, k);

@@ -82,6 +82,7 @@ pub fn tiny_net(dir: &Path, name: &str, variant: &str) -> std::path::PathBuf {
         varzero_eval_net::Arch {
             blocks: 1,
             channels: 8,
+            attacks: false,
         },
         varzero_eval_net::tch::Device::Cpu,
     );

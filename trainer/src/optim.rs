@@ -114,6 +114,7 @@ mod tests {
         let arch = Arch {
             blocks: 1,
             channels: 8,
+            attacks: false,
         };
         tch::manual_seed(11);
         let ours = Net::new(&v, arch, Device::Cpu);

@@ -62,6 +62,7 @@ fn cfg(steps: u64) -> TrainConfig {
         arch: Arch {
             blocks: 1,
             channels: 16,
+            attacks: false,
         },
         ..TrainConfig::default()
     }
