@@ -376,7 +376,7 @@ fn attack_planes_turn_with_the_side_to_move() {
     let s = enc.squares();
     let first = enc.planes - 4;
     assert_eq!(&xa[first * s..], &xb[first * s..]);
-    assert!(xa[first * s..(first + 2) * s].iter().any(|&x| x == 1.0));
+    assert!(xa[first * s..(first + 2) * s].contains(&1.0));
 }
 
 /// A net with attack planes saves `attacks` in its sidecar and loads with it; a sidecar without

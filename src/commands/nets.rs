@@ -93,10 +93,15 @@ fn check() -> Result<()> {
         let net = varzero_eval_net::Net::load(&s.path, &v, varzero_eval_net::tch::Device::Cpu)?;
         let bytes = std::fs::metadata(&s.path)?.len();
         println!(
-            "{name}: {} {}x{}, {} KiB, fits {}'s rules {}",
+            "{name}: {} {}x{}{}, {} KiB, fits {}'s rules {}",
             s.path.display(),
             net.meta.arch.blocks,
             net.meta.arch.channels,
+            if net.meta.arch.attacks {
+                " with attack planes"
+            } else {
+                ""
+            },
             bytes / 1024,
             v.name,
             c.rules_hash
