@@ -22,6 +22,9 @@ pub struct Encoding {
     pub promo_choices: usize,
     /// Whether the attack planes follow the base planes (`with_attacks`).
     pub attacks: bool,
+    /// Per kind, the bit mask of the kinds of lower value (the attack planes' "hangs" test),
+    /// made once here rather than per encoded position.
+    lower_kinds: Vec<u32>,
     region_names: Vec<String>,
 }
 
@@ -42,6 +45,18 @@ impl Encoding {
         // 2 per kind (own, theirs), colour, rights (own, theirs), count ply and limit,
         // repetitions, checks remaining (own, theirs), regions (own view), ones.
         let planes = 2 * k + 1 + 2 + 2 + 1 + 2 + region_names.len() + 1;
+        let lower_kinds = variant
+            .pieces
+            .iter()
+            .map(|p| {
+                variant
+                    .pieces
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| d.value < p.value)
+                    .fold(0u32, |m, (k, _)| m | 1 << k)
+            })
+            .collect();
         Encoding {
             variant: variant.clone(),
             files: variant.size.files as usize,
@@ -49,6 +64,7 @@ impl Encoding {
             planes,
             promo_choices,
             attacks: false,
+            lower_kinds,
             region_names,
         }
     }
@@ -215,12 +231,7 @@ impl Encoding {
             if !attacked || pieces[kind].royal {
                 continue;
             }
-            let value = pieces[kind].value;
-            let lower = pieces
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.value < value)
-                .fold(0u32, |m, (k, _)| m | 1 << k);
+            let lower = self.lower_kinds[kind];
             if !defended || (lower != 0 && pos.attacked_by_kinds(q, !c, lower)) {
                 out[(p + 2 + !own as usize) * s + at] = 1.0;
             }
