@@ -57,12 +57,42 @@ pub struct SearchConfig {
     /// geometrically: prior ∝ evaluator^(1 − w) × tactical^w, so a move that hangs a piece
     /// keeps little of the prior a small net gives it. 0 leaves the priors alone.
     pub tactics_priors: f32,
+    /// How the tactical priors mix with the evaluator's. `geometric`: prior ∝
+    /// evaluator^(1 − w) × tactical^w, which flattens the evaluator's own preferences among
+    /// moves the exchange hints rate alike (at w = 0.5, to their square roots); `product`:
+    /// prior ∝ evaluator × tactical^w, which re-weights only the moves the hints tell apart
+    /// (hanging a piece, winning one) and keeps the evaluator's ranking of the rest whole, so
+    /// that what a better net learned stays in the search (docs/runs.md, stop 47).
+    pub tactics_priors_mix: PriorMix,
+    /// Softmax temperature of the evaluator's own priors (lc0's `PolicyTemperature`): the
+    /// search uses prior^(1 / T), renormalised, before any tactical mix. 1 leaves them alone;
+    /// above 1 spreads a small net's over-confident priors over more moves.
+    pub policy_temperature: f32,
     /// Gumbel self-play: the priors its completed-Q policy target starts from. `search`: the
     /// priors the search ran on (the net's mixed with the tactical priors, where
     /// `tactics_priors` > 0); `net`: the net's own, with the tactical mix taken back out, so that
     /// a net trained on the targets does not learn the tactical priors that every search adds
     /// to it again (docs/runs.md measures both).
     pub gumbel_target_priors: TargetPriors,
+}
+
+/// How the tactical priors mix with the evaluator's ([`SearchConfig::tactics_priors_mix`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PriorMix {
+    #[default]
+    Geometric,
+    Product,
+}
+
+impl PriorMix {
+    /// The exponent of the evaluator's prior in the mix at tactical weight `w`.
+    pub fn net_exponent(self, w: f32) -> f32 {
+        match self {
+            PriorMix::Geometric => 1.0 - w,
+            PriorMix::Product => 1.0,
+        }
+    }
 }
 
 /// The priors of a Gumbel policy target ([`SearchConfig::gumbel_target_priors`]).
@@ -116,6 +146,8 @@ impl Default for SearchConfig {
             gumbel_c_scale: 0.1,
             tactics: 0.0,
             tactics_priors: 0.0,
+            tactics_priors_mix: PriorMix::Geometric,
+            policy_temperature: 1.0,
             gumbel_target_priors: TargetPriors::Search,
         }
     }
@@ -156,6 +188,12 @@ impl SearchConfig {
         ] {
             p.check((0.0..=1.0).contains(&x), &k(name), "between 0 and 1", x);
         }
+        p.check(
+            self.policy_temperature.is_finite() && self.policy_temperature >= 0.1,
+            &k("policy_temperature"),
+            "a number at least 0.1",
+            self.policy_temperature,
+        );
         p.check(
             self.forced_playouts.is_finite() && self.forced_playouts >= 0.0,
             &k("forced_playouts"),

@@ -270,6 +270,12 @@ pub struct TacticalBlend {
     material: MaterialEvaluator,
     weight: f32,
     prior_weight: f32,
+    mix: crate::PriorMix,
+    /// [`crate::SearchConfig::policy_temperature`].
+    temperature: f32,
+    /// The exponent of the inner evaluator's prior in the mix (`mix` at `prior_weight`, over
+    /// the temperature).
+    net_exponent: f32,
     /// The inner evaluator's batches (inputs without the appended quiescence values), reused:
     /// one per caller at a time, so that searches on several threads evaluate at once.
     scratch: std::sync::Mutex<Vec<Batch>>,
@@ -283,14 +289,41 @@ impl TacticalBlend {
         weight: f32,
         prior_weight: f32,
     ) -> Arc<dyn Evaluator> {
-        if (weight <= 0.0 && prior_weight <= 0.0) || inner.is_tactical() {
+        Self::wrap_mixed(
+            inner,
+            variant,
+            weight,
+            prior_weight,
+            crate::PriorMix::Geometric,
+            1.0,
+        )
+    }
+
+    /// [`Self::wrap`] with the priors mixed as `mix` says, the evaluator's own priors first
+    /// taken to the power 1 / `policy_temperature`.
+    pub fn wrap_mixed(
+        inner: Arc<dyn Evaluator>,
+        variant: &Arc<Variant>,
+        weight: f32,
+        prior_weight: f32,
+        mix: crate::PriorMix,
+        policy_temperature: f32,
+    ) -> Arc<dyn Evaluator> {
+        let tempered =
+            policy_temperature.is_finite() && policy_temperature > 0.0 && policy_temperature != 1.0;
+        if (weight <= 0.0 && prior_weight <= 0.0 && !tempered) || inner.is_tactical() {
             return inner;
         }
+        let prior_weight = prior_weight.clamp(0.0, 1.0);
+        let temperature = if tempered { policy_temperature } else { 1.0 };
         Arc::new(TacticalBlend {
             inner,
             material: MaterialEvaluator::new(variant),
             weight: weight.clamp(0.0, 1.0),
-            prior_weight: prior_weight.clamp(0.0, 1.0),
+            prior_weight,
+            mix,
+            temperature,
+            net_exponent: mix.net_exponent(prior_weight) / temperature,
             scratch: Default::default(),
         })
     }
@@ -305,7 +338,14 @@ impl TacticalBlend {
         variant: &Arc<Variant>,
         cfg: &crate::SearchConfig,
     ) -> Arc<dyn Evaluator> {
-        Self::wrap(inner, variant, cfg.tactics, cfg.tactics_priors)
+        Self::wrap_mixed(
+            inner,
+            variant,
+            cfg.tactics,
+            cfg.tactics_priors,
+            cfg.tactics_priors_mix,
+            cfg.policy_temperature,
+        )
     }
 }
 
@@ -317,6 +357,12 @@ impl Evaluator for TacticalBlend {
         }
         if self.prior_weight > 0.0 {
             id += &format!("+tactics_priors={}", self.prior_weight);
+            if self.mix == crate::PriorMix::Product {
+                id += "+mix=product";
+            }
+        }
+        if self.temperature != 1.0 {
+            id += &format!("+policy_temperature={}", self.temperature);
         }
         id
     }
@@ -372,7 +418,7 @@ impl Evaluator for TacticalBlend {
             }
         }
         let pw = self.prior_weight;
-        if pw > 0.0 {
+        if pw > 0.0 || self.net_exponent != 1.0 {
             // The mix needs no priors of the material player's own: their log is the hints'.
             for &(a, b) in &batch.ranges {
                 let (a, b) = (a as usize, b as usize);
@@ -382,7 +428,8 @@ impl Evaluator for TacticalBlend {
                 let mut sum = 0.0;
                 for (p, &x) in mixed.iter_mut().zip(h) {
                     // The floor keeps a move the net gives no prior reachable by the mix.
-                    *p = p.max(Self::NET_FLOOR).powf(1.0 - pw) * (pw * log_t(x)).exp();
+                    let t = if pw > 0.0 { (pw * log_t(x)).exp() } else { 1.0 };
+                    *p = p.max(Self::NET_FLOOR).powf(self.net_exponent) * t;
                     sum += *p;
                 }
                 for p in mixed.iter_mut() {
@@ -393,15 +440,18 @@ impl Evaluator for TacticalBlend {
     }
     fn own_priors(&self, pos: &mut Position, moves: &[Move], priors: &mut [f32]) {
         let pw = self.prior_weight;
-        // At weight 1 nothing of the net is left in the mix to take back out.
-        if pw > 0.0 && pw < 1.0 && !priors.is_empty() && priors.len() == moves.len() {
+        let a = self.net_exponent;
+        // At exponent 0 (geometric, weight 1) nothing of the net is left to take back out.
+        if (pw > 0.0 || a != 1.0) && a > 0.0 && !priors.is_empty() && priors.len() == moves.len() {
             let mut h = vec![0.0; moves.len()];
-            self.material.tactics.move_hints(pos, moves, &mut h);
+            if pw > 0.0 {
+                self.material.tactics.move_hints(pos, moves, &mut h);
+            }
             let log_t = self.log_tactical(&h);
-            // mixed ∝ net^(1 - w) × tactical^w, so log net = (log mixed - w log tactical) / (1 - w)
-            // up to a constant; exact but for the net's floor.
+            // mixed ∝ net^a × tactical^w, so log net = (log mixed - w log tactical) / a up to a
+            // constant; exact but for the net's floor.
             for (p, &x) in priors.iter_mut().zip(&h) {
-                *p = (p.max(f32::MIN_POSITIVE).ln() - pw * log_t(x)) / (1.0 - pw);
+                *p = (p.max(f32::MIN_POSITIVE).ln() - pw * log_t(x)) / a;
             }
             let max = priors.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
             let mut sum = 0.0;
@@ -559,6 +609,131 @@ mod tests {
             // The value is the inner evaluator's: `tactics` is 0.
             assert_eq!(out.wdl, vec![[0.25, 0.5, 0.25]]);
         }
+    }
+
+    #[test]
+    fn product_mix_keeps_the_inner_ranking_of_moves_the_hints_rate_alike() {
+        let v = Variant::builtin("makruk").unwrap();
+        let mut pos = Position::from_fen(&v, "4k3/8/8/8/8/8/r7/R3K3 w - - 0 1").unwrap();
+        let moves = pos.legal_moves();
+        let m = MaterialEvaluator::new(&v);
+        let mut hints = vec![0.0; moves.len()];
+        m.tactics.move_hints(&mut pos, moves.as_slice(), &mut hints);
+        let e: Vec<f64> = hints.iter().map(|&h| (h as f64).exp()).collect();
+        let tactical: Vec<f64> = e.iter().map(|x| x / e.iter().sum::<f64>()).collect();
+        let n = moves.len() as f64;
+        let inner: Vec<f64> = (0..moves.len())
+            .map(|k| (k as f64 + 1.0) / (n * (n + 1.0) / 2.0))
+            .collect();
+        let w = 0.5f64;
+        let blend = TacticalBlend::wrap_mixed(
+            Arc::new(Skewed),
+            &v,
+            0.0,
+            w as f32,
+            crate::PriorMix::Product,
+            1.0,
+        );
+        assert_eq!(blend.id(), "skewed+tactics_priors=0.5+mix=product");
+        let mut batch = Batch::default();
+        batch.push_leaf(&*blend, &mut pos, moves.as_slice());
+        let mut out = Evaluation::default();
+        blend.evaluate(&batch, &mut out);
+        // inner × tactical^w, normalised: the inner prior keeps its exponent 1.
+        let raw: Vec<f64> = inner
+            .iter()
+            .zip(&tactical)
+            .map(|(p, t)| p * t.powf(w))
+            .collect();
+        let sum: f64 = raw.iter().sum();
+        for (i, (&p, &r)) in out.priors.iter().zip(&raw).enumerate() {
+            assert!(
+                (p as f64 - r / sum).abs() < 1e-5,
+                "move {i}: {p} against {}",
+                r / sum
+            );
+        }
+        // Two moves the hints rate alike keep the inner ratio (geometric: its square root).
+        let alike: Vec<usize> = (0..moves.len()).filter(|&i| hints[i] == hints[0]).collect();
+        let (i, j) = (alike[0], *alike.last().unwrap());
+        assert!(i != j, "the position has quiet moves the hints rate alike");
+        let ratio = out.priors[j] as f64 / out.priors[i] as f64;
+        assert!((ratio - inner[j] / inner[i]).abs() < 1e-3, "{ratio}");
+        // The net's own priors come back out of the product too.
+        let mut p = out.priors.clone();
+        blend.own_priors(&mut pos, moves.as_slice(), &mut p);
+        for (k, (a, b)) in p.iter().zip(&inner).enumerate() {
+            assert!((*a as f64 - b).abs() < 1e-5, "move {k}: {a} against {b}");
+        }
+        // A weight of 1 leaves the net in the product, so its priors still come back.
+        let full = TacticalBlend::wrap_mixed(
+            Arc::new(Skewed),
+            &v,
+            0.0,
+            1.0,
+            crate::PriorMix::Product,
+            1.0,
+        );
+        let mut batch = Batch::default();
+        batch.push_leaf(&*full, &mut pos, moves.as_slice());
+        full.evaluate(&batch, &mut out);
+        let mut p = out.priors.clone();
+        full.own_priors(&mut pos, moves.as_slice(), &mut p);
+        for (k, (a, b)) in p.iter().zip(&inner).enumerate() {
+            assert!(
+                (*a as f64 - b).abs() < 1e-4,
+                "w 1, move {k}: {a} against {b}"
+            );
+        }
+    }
+
+    #[test]
+    fn policy_temperature_takes_the_inner_priors_to_one_over_t() {
+        let v = Variant::builtin("makruk").unwrap();
+        let mut pos = Position::from_fen(&v, "4k3/8/8/8/8/8/r7/R3K3 w - - 0 1").unwrap();
+        let moves = pos.legal_moves();
+        let n = moves.len() as f64;
+        let inner: Vec<f64> = (0..moves.len())
+            .map(|k| (k as f64 + 1.0) / (n * (n + 1.0) / 2.0))
+            .collect();
+        // No blend at all, only the temperature: the evaluator is still wrapped.
+        let t = TacticalBlend::wrap_mixed(
+            Arc::new(Skewed),
+            &v,
+            0.0,
+            0.0,
+            crate::PriorMix::Geometric,
+            2.0,
+        );
+        assert_eq!(t.id(), "skewed+policy_temperature=2");
+        let mut batch = Batch::default();
+        batch.push_leaf(&*t, &mut pos, moves.as_slice());
+        let mut out = Evaluation::default();
+        t.evaluate(&batch, &mut out);
+        // sqrt(k + 1) / sum of sqrt(j + 1), by hand.
+        let sum: f64 = inner.iter().map(|p| p.sqrt()).sum();
+        for (i, (&p, q)) in out.priors.iter().zip(&inner).enumerate() {
+            assert!((p as f64 - q.sqrt() / sum).abs() < 1e-6, "move {i}: {p}");
+        }
+        assert_eq!(out.wdl, vec![[0.25, 0.5, 0.25]], "the value is left alone");
+        let mut p = out.priors.clone();
+        t.own_priors(&mut pos, moves.as_slice(), &mut p);
+        for (i, (&a, b)) in p.iter().zip(&inner).enumerate() {
+            assert!(
+                (a as f64 - b).abs() < 1e-5,
+                "own, move {i}: {a} against {b}"
+            );
+        }
+        // Temperature 1 and no blend: the evaluator itself.
+        let plain = TacticalBlend::wrap_mixed(
+            Arc::new(Skewed),
+            &v,
+            0.0,
+            0.0,
+            crate::PriorMix::Geometric,
+            1.0,
+        );
+        assert_eq!(plain.id(), "skewed");
     }
 
     #[test]

@@ -76,6 +76,16 @@ pub enum BenchCmd {
         /// libtorch intra-op threads (default: libtorch's choice).
         #[arg(long)]
         torch_threads: Option<i32>,
+        /// Residual blocks of the net (the CPU runs train 4).
+        #[arg(long, default_value_t = 6)]
+        blocks: usize,
+        /// Channels of each block (the CPU runs train 40).
+        #[arg(long, default_value_t = 64)]
+        channels: usize,
+        /// The attack planes as inputs (`[train.arch] attacks`), so that their encoding's
+        /// cost shows against the same net without them.
+        #[arg(long)]
+        attacks: bool,
     },
     /// Search threads on one tree with a net (UCI's `Threads`): playouts/s at 1, 2 and N
     /// threads (N: the cores), median of --runs, each run a fresh search of each position.
@@ -149,7 +159,21 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             seconds,
             steps,
             torch_threads,
-        } => bench_net(&variant, &device, seconds, steps, torch_threads)?,
+            blocks,
+            channels,
+            attacks,
+        } => bench_net(
+            &variant,
+            &device,
+            seconds,
+            steps,
+            torch_threads,
+            varzero_eval_net::Arch {
+                blocks,
+                channels,
+                attacks,
+            },
+        )?,
         BenchCmd::Agree {
             net,
             variant,
@@ -572,14 +596,14 @@ fn bench_net(
     seconds: f64,
     steps: u64,
     torch_threads: Option<i32>,
+    arch: varzero_eval_net::Arch,
 ) -> Result<()> {
-    use varzero_eval_net::{Arch, Net, NetEvaluator};
+    use varzero_eval_net::{Net, NetEvaluator};
     let v = Variant::builtin(variant)?;
     let dev = varzero_eval_net::parse_device(device).map_err(anyhow::Error::msg)?;
     if let Some(t) = torch_threads {
         varzero_eval_net::tch::set_num_threads(t);
     }
-    let arch = Arch::default();
     let net = Net::new(&v, arch, dev);
     println!(
         "net {}x{} ({} parameters, {} input planes, policy {}), {variant}, device {device}, {} libtorch threads",

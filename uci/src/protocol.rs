@@ -555,6 +555,10 @@ impl UciEngine {
             self.search_cfg.tactics_priors
         ));
         self.say(&format!(
+            "option name PolicyTemperature type string default {}",
+            self.search_cfg.policy_temperature
+        ));
+        self.say(&format!(
             "option name Threads type spin default {} min 1 max {MAX_THREADS}",
             self.search_cfg.threads
         ));
@@ -659,6 +663,15 @@ impl UciEngine {
                     self.searcher = None;
                 }
                 _ => self.error(&format!("TacticsPriors '{value}': a number from 0 to 1")),
+            },
+            "policytemperature" => match value.parse::<f32>() {
+                Ok(t) if t.is_finite() && t >= 0.1 => {
+                    self.search_cfg.policy_temperature = t;
+                    self.searcher = None;
+                }
+                _ => self.error(&format!(
+                    "PolicyTemperature '{value}': a number at least 0.1"
+                )),
             },
             "hash" => match read_number(value) {
                 Some((mb, _)) if mb >= 1 => {

@@ -395,6 +395,10 @@ fn bad_commands_get_info_string_errors_and_change_nothing() {
             "setoption name TacticsPriors value -1",
             "TacticsPriors '-1'",
         ),
+        (
+            "setoption name PolicyTemperature value 0",
+            "PolicyTemperature '0'",
+        ),
         ("setoption UCI_Variant", "expected 'setoption name"),
         ("setoption name CPuct value inf", "CPuct 'inf'"),
         ("setoption name Hash value -3", "Hash '-3'"),
