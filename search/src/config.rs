@@ -76,6 +76,9 @@ pub struct SearchConfig {
     pub gumbel_target_priors: TargetPriors,
 }
 
+/// The least [`SearchConfig::policy_temperature`]: below it the priors are all but one-hot.
+pub const MIN_POLICY_TEMPERATURE: f32 = 0.1;
+
 /// How the tactical priors mix with the evaluator's ([`SearchConfig::tactics_priors_mix`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -189,9 +192,10 @@ impl SearchConfig {
             p.check((0.0..=1.0).contains(&x), &k(name), "between 0 and 1", x);
         }
         p.check(
-            self.policy_temperature.is_finite() && self.policy_temperature >= 0.1,
+            self.policy_temperature.is_finite()
+                && self.policy_temperature >= MIN_POLICY_TEMPERATURE,
             &k("policy_temperature"),
-            "a number at least 0.1",
+            &format!("a number at least {MIN_POLICY_TEMPERATURE}"),
             self.policy_temperature,
         );
         p.check(

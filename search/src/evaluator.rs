@@ -423,12 +423,13 @@ impl Evaluator for TacticalBlend {
             for &(a, b) in &batch.ranges {
                 let (a, b) = (a as usize, b as usize);
                 let h = &batch.hints[a..b];
-                let log_t = self.log_tactical(h);
+                // Only a temperature: no hints were gathered, and no tactical factor.
+                let log_t = (pw > 0.0).then(|| self.log_tactical(h));
                 let mixed = &mut out.priors[a..b];
                 let mut sum = 0.0;
                 for (p, &x) in mixed.iter_mut().zip(h) {
                     // The floor keeps a move the net gives no prior reachable by the mix.
-                    let t = if pw > 0.0 { (pw * log_t(x)).exp() } else { 1.0 };
+                    let t = log_t.as_ref().map_or(1.0, |l| (pw * l(x)).exp());
                     *p = p.max(Self::NET_FLOOR).powf(self.net_exponent) * t;
                     sum += *p;
                 }
@@ -565,22 +566,37 @@ mod tests {
         }
     }
 
-    #[test]
-    fn prior_blend_is_geometric_and_keeps_values() {
-        let v = Variant::builtin("makruk").unwrap();
-        // White to move can take an undefended rook (a1a2); the hints rank it first.
-        let mut pos = Position::from_fen(&v, "4k3/8/8/8/8/8/r7/R3K3 w - - 0 1").unwrap();
+    /// The hand-made case of the prior-mix tests: White to move can take an undefended rook
+    /// (a1a2), and the hints rank it first. Returns the position, its moves, the hints, the
+    /// material player's priors by hand (a softmax of the hints, temperature 1) and Skewed's
+    /// priors by hand ((k + 1) / (n (n + 1) / 2)).
+    fn hand_made_case(
+        v: &Arc<Variant>,
+    ) -> (
+        Position,
+        varzero_rules::MoveList,
+        Vec<f32>,
+        Vec<f64>,
+        Vec<f64>,
+    ) {
+        let mut pos = Position::from_fen(v, "4k3/8/8/8/8/8/r7/R3K3 w - - 0 1").unwrap();
         let moves = pos.legal_moves();
-        let m = MaterialEvaluator::new(&v);
+        let m = MaterialEvaluator::new(v);
         let mut hints = vec![0.0; moves.len()];
         m.tactics.move_hints(&mut pos, moves.as_slice(), &mut hints);
-        // The material player's priors by hand: a softmax of the hints (temperature 1).
         let e: Vec<f64> = hints.iter().map(|&h| (h as f64).exp()).collect();
         let tactical: Vec<f64> = e.iter().map(|x| x / e.iter().sum::<f64>()).collect();
         let n = moves.len() as f64;
         let inner: Vec<f64> = (0..moves.len())
             .map(|k| (k as f64 + 1.0) / (n * (n + 1.0) / 2.0))
             .collect();
+        (pos, moves, hints, tactical, inner)
+    }
+
+    #[test]
+    fn prior_blend_is_geometric_and_keeps_values() {
+        let v = Variant::builtin("makruk").unwrap();
+        let (mut pos, moves, _, tactical, inner) = hand_made_case(&v);
         let take = moves.iter().position(|&mv| pos.uci(mv) == "a1a2").unwrap();
         for w in [1.0f32, 0.5] {
             let blend = TacticalBlend::wrap(Arc::new(Skewed), &v, 0.0, w);
@@ -614,17 +630,7 @@ mod tests {
     #[test]
     fn product_mix_keeps_the_inner_ranking_of_moves_the_hints_rate_alike() {
         let v = Variant::builtin("makruk").unwrap();
-        let mut pos = Position::from_fen(&v, "4k3/8/8/8/8/8/r7/R3K3 w - - 0 1").unwrap();
-        let moves = pos.legal_moves();
-        let m = MaterialEvaluator::new(&v);
-        let mut hints = vec![0.0; moves.len()];
-        m.tactics.move_hints(&mut pos, moves.as_slice(), &mut hints);
-        let e: Vec<f64> = hints.iter().map(|&h| (h as f64).exp()).collect();
-        let tactical: Vec<f64> = e.iter().map(|x| x / e.iter().sum::<f64>()).collect();
-        let n = moves.len() as f64;
-        let inner: Vec<f64> = (0..moves.len())
-            .map(|k| (k as f64 + 1.0) / (n * (n + 1.0) / 2.0))
-            .collect();
+        let (mut pos, moves, hints, tactical, inner) = hand_made_case(&v);
         let w = 0.5f64;
         let blend = TacticalBlend::wrap_mixed(
             Arc::new(Skewed),
@@ -690,12 +696,7 @@ mod tests {
     #[test]
     fn policy_temperature_takes_the_inner_priors_to_one_over_t() {
         let v = Variant::builtin("makruk").unwrap();
-        let mut pos = Position::from_fen(&v, "4k3/8/8/8/8/8/r7/R3K3 w - - 0 1").unwrap();
-        let moves = pos.legal_moves();
-        let n = moves.len() as f64;
-        let inner: Vec<f64> = (0..moves.len())
-            .map(|k| (k as f64 + 1.0) / (n * (n + 1.0) / 2.0))
-            .collect();
+        let (mut pos, moves, _, _, inner) = hand_made_case(&v);
         // No blend at all, only the temperature: the evaluator is still wrapped.
         let t = TacticalBlend::wrap_mixed(
             Arc::new(Skewed),

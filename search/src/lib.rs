@@ -19,7 +19,7 @@ pub mod tactics;
 pub mod time;
 pub mod tree;
 
-pub use config::{PriorMix, RootSearch, SearchConfig, TargetPriors};
+pub use config::{PriorMix, RootSearch, SearchConfig, TargetPriors, MIN_POLICY_TEMPERATURE};
 pub use evaluator::{
     Batch, BuiltinEvaluators, Evaluation, Evaluator, EvaluatorResolver, MaterialEvaluator,
     ResolveError, TacticalBlend, UniformEvaluator,

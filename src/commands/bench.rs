@@ -76,12 +76,13 @@ pub enum BenchCmd {
         /// libtorch intra-op threads (default: libtorch's choice).
         #[arg(long)]
         torch_threads: Option<i32>,
-        /// Residual blocks of the net (the CPU runs train 4).
-        #[arg(long, default_value_t = 6)]
-        blocks: usize,
-        /// Channels of each block (the CPU runs train 40).
-        #[arg(long, default_value_t = 64)]
-        channels: usize,
+        /// Residual blocks of the net (default: the trainer's default architecture; the CPU
+        /// runs train 4).
+        #[arg(long)]
+        blocks: Option<usize>,
+        /// Channels of each block (default: the trainer's; the CPU runs train 40).
+        #[arg(long)]
+        channels: Option<usize>,
         /// The attack planes as inputs (`[train.arch] attacks`), so that their encoding's
         /// cost shows against the same net without them.
         #[arg(long)]
@@ -162,18 +163,18 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             blocks,
             channels,
             attacks,
-        } => bench_net(
-            &variant,
-            &device,
-            seconds,
-            steps,
-            torch_threads,
+        } => bench_net(&variant, &device, seconds, steps, torch_threads, {
+            // The first training step is a warm-up and left out of the median.
+            if steps < 2 || channels == Some(0) {
+                bail!("bench net: --steps must be at least 2 and --channels at least 1");
+            }
+            let d = varzero_eval_net::Arch::default();
             varzero_eval_net::Arch {
-                blocks,
-                channels,
+                blocks: blocks.unwrap_or(d.blocks),
+                channels: channels.unwrap_or(d.channels),
                 attacks,
-            },
-        )?,
+            }
+        })?,
         BenchCmd::Agree {
             net,
             variant,

@@ -665,12 +665,13 @@ impl UciEngine {
                 _ => self.error(&format!("TacticsPriors '{value}': a number from 0 to 1")),
             },
             "policytemperature" => match value.parse::<f32>() {
-                Ok(t) if t.is_finite() && t >= 0.1 => {
+                Ok(t) if t.is_finite() && t >= varzero_search::MIN_POLICY_TEMPERATURE => {
                     self.search_cfg.policy_temperature = t;
                     self.searcher = None;
                 }
                 _ => self.error(&format!(
-                    "PolicyTemperature '{value}': a number at least 0.1"
+                    "PolicyTemperature '{value}': a number at least {}",
+                    varzero_search::MIN_POLICY_TEMPERATURE
                 )),
             },
             "hash" => match read_number(value) {
