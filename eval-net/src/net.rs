@@ -19,6 +19,10 @@ pub struct Arch {
     /// The attack planes as inputs (`Encoding::with_attacks`); absent in older sidecars.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub attacks: bool,
+    /// A second policy head trained on the opponent's reply (KataGo's auxiliary opponent-policy
+    /// target). Training only: inference never computes it. Absent in older sidecars.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub opponent_policy: bool,
 }
 
 impl Default for Arch {
@@ -28,6 +32,7 @@ impl Default for Arch {
             blocks: 6,
             channels: 64,
             attacks: false,
+            opponent_policy: false,
         }
     }
 }
@@ -64,6 +69,7 @@ pub struct Model {
     pub(crate) bn_in: nn::BatchNorm,
     pub(crate) blocks: Vec<Block>,
     pub(crate) pol: nn::Conv2D,
+    pub(crate) pol_opp: Option<nn::Conv2D>,
     pub(crate) val_conv: nn::Conv2D,
     pub(crate) val_bn: nn::BatchNorm,
     pub(crate) val_fc1: nn::Linear,
@@ -112,6 +118,15 @@ impl Model {
                 1,
                 Default::default(),
             ),
+            pol_opp: arch.opponent_policy.then(|| {
+                nn::conv2d(
+                    p / "policy_opponent",
+                    f,
+                    s * enc.promo_choices as i64,
+                    1,
+                    Default::default(),
+                )
+            }),
             val_conv: conv(p / "value_conv", f, 4, 1),
             val_bn: nn::batch_norm2d(p / "value_bn", 4, Default::default()),
             val_fc1: nn::linear(p / "value_fc1", 4 * s, 64, Default::default()),
@@ -123,6 +138,19 @@ impl Model {
 
     /// Policy logits `[N, policy_len]` and WDL logits `[N, 3]` from planes `[N, C, ranks, files]`.
     pub fn forward(&self, x: &Tensor, train: bool) -> (Tensor, Tensor) {
+        let h = self.trunk(x, train);
+        (self.policy(&self.pol, &h), self.value(&h, train))
+    }
+
+    /// As [`Model::forward`], with the opponent-policy logits (in the opponent's own view, as
+    /// the next position's policy) where the architecture has that head.
+    pub fn forward_train(&self, x: &Tensor, train: bool) -> (Tensor, Tensor, Option<Tensor>) {
+        let h = self.trunk(x, train);
+        let opp = self.pol_opp.as_ref().map(|c| self.policy(c, &h));
+        (self.policy(&self.pol, &h), self.value(&h, train), opp)
+    }
+
+    fn trunk(&self, x: &Tensor, train: bool) -> Tensor {
         let mut h = x.apply(&self.conv_in).apply_t(&self.bn_in, train).relu();
         for b in &self.blocks {
             let r = h
@@ -133,22 +161,27 @@ impl Model {
                 .apply_t(&b.b2, train);
             h = (r + h).relu();
         }
-        let n = x.size()[0];
+        h
+    }
+
+    fn policy(&self, head: &nn::Conv2D, h: &Tensor) -> Tensor {
+        let n = h.size()[0];
         let s = self.squares as i64;
         let p = self.promo as i64;
         // Channel (choice, to) at pixel from -> index choice*S*S + from*S + to.
-        let pol = h
-            .apply(&self.pol)
+        h.apply(head)
             .view([n, p, s, s])
             .permute([0, 1, 3, 2])
-            .reshape([n, p * s * s]);
+            .reshape([n, p * s * s])
+    }
+
+    fn value(&self, h: &Tensor, train: bool) -> Tensor {
         let v = h
             .apply(&self.val_conv)
             .apply_t(&self.val_bn, train)
             .relu()
             .flatten(1, -1);
-        let v = v.apply(&self.val_fc1).relu().apply(&self.val_fc2);
-        (pol, v)
+        v.apply(&self.val_fc1).relu().apply(&self.val_fc2)
     }
 }
 

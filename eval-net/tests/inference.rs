@@ -113,6 +113,7 @@ fn folded_batch_norms_give_the_trained_forward() {
                 blocks: 2,
                 channels: 16,
                 attacks: false,
+                opponent_policy: false,
             },
             3,
         );
@@ -163,6 +164,7 @@ fn bf16_agrees_with_f32_within_the_stated_tolerance() {
                 blocks: 4,
                 channels: 32,
                 attacks: false,
+                opponent_policy: false,
             },
             5,
         );
@@ -218,6 +220,7 @@ fn the_cache_returns_what_the_net_computed_and_counts_hits() {
             blocks: 1,
             channels: 8,
             attacks: false,
+            opponent_policy: false,
         },
         7,
     );

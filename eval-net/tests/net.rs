@@ -108,6 +108,7 @@ fn priors_cover_exactly_the_legal_moves() {
             blocks: 1,
             channels: 16,
             attacks: false,
+            opponent_policy: false,
         },
         Device::Cpu,
     );
@@ -137,6 +138,7 @@ fn save_and_load_reproduce_outputs_exactly() {
             blocks: 2,
             channels: 16,
             attacks: false,
+            opponent_policy: false,
         },
         Device::Cpu,
     );
@@ -166,6 +168,7 @@ fn a_net_for_other_rules_is_refused_with_the_difference() {
             blocks: 1,
             channels: 8,
             attacks: false,
+            opponent_policy: false,
         },
         Device::Cpu,
     );
@@ -212,6 +215,7 @@ fn saved_net(dir: &std::path::Path, change: impl Fn(&str, Tensor) -> Tensor) -> 
             blocks: 1,
             channels: 8,
             attacks: false,
+            opponent_policy: false,
         },
         Device::Cpu,
     );
@@ -390,6 +394,7 @@ fn attack_planes_travel_in_the_sidecar() {
         blocks: 1,
         channels: 8,
         attacks: true,
+        opponent_policy: false,
     };
     let net = Net::new(&v, arch, Device::Cpu);
     let path = dir.join("a.safetensors");
@@ -403,6 +408,7 @@ fn attack_planes_travel_in_the_sidecar() {
         &v,
         Arch {
             attacks: false,
+            opponent_policy: false,
             ..arch
         },
         Device::Cpu,
@@ -414,4 +420,49 @@ fn attack_planes_travel_in_the_sidecar() {
         .contains("attacks"));
     assert!(!Net::load(&p2, &v, Device::Cpu).unwrap().enc.attacks);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A net with the opponent-policy head saves it (weights and sidecar field) and loads it back
+/// with the same head outputs; inference gives the policy and value of the training forward
+/// without computing the head; a sidecar without the field (a shipped net) loads without it.
+#[test]
+fn the_opponent_policy_head_travels_and_leaves_inference_alone() {
+    let v = Variant::builtin("xiangqi").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let arch = Arch {
+        blocks: 1,
+        channels: 8,
+        attacks: false,
+        opponent_policy: true,
+    };
+    tch::manual_seed(11);
+    let net = Net::new(&v, arch, Device::Cpu);
+    let path = dir.path().join("o.safetensors");
+    net.save(&path).unwrap();
+    let meta = std::fs::read_to_string(path.with_extension("json")).unwrap();
+    assert!(meta.contains("opponent_policy"));
+    let back = Net::load(&path, &v, Device::Cpu).unwrap();
+    assert!(back.meta.arch.opponent_policy);
+    let pos = Position::start(&v);
+    let mut x = vec![0f32; back.enc.input_len()];
+    back.enc.encode(&pos, &mut x);
+    let x = Tensor::from_slice(&x).view([
+        1,
+        back.enc.planes as i64,
+        back.enc.ranks as i64,
+        back.enc.files as i64,
+    ]);
+    let (_, _, o1) = tch::no_grad(|| net.model.forward_train(&x, false));
+    let (p2, v2, o2) = tch::no_grad(|| back.model.forward_train(&x, false));
+    assert!(o1.unwrap().allclose(&o2.unwrap(), 1e-6, 1e-6, false));
+    let (p3, v3) = back.infer(&x);
+    assert!(p2.allclose(&p3, 1e-6, 1e-6, false) && v2.allclose(&v3, 1e-6, 1e-6, false));
+    let plain = Net::load(
+        &std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../nets/xiangqi-net1.safetensors"),
+        &v,
+        Device::Cpu,
+    )
+    .unwrap();
+    assert!(!plain.meta.arch.opponent_policy && plain.model.forward_train(&x, false).2.is_none());
 }

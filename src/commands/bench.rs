@@ -87,6 +87,10 @@ pub enum BenchCmd {
         /// cost shows against the same net without them.
         #[arg(long)]
         attacks: bool,
+        /// The opponent-policy head (`[train.arch] opponent_policy`): its cost shows in the
+        /// training step's samples/s (inference never computes it).
+        #[arg(long)]
+        opponent_policy: bool,
     },
     /// Search threads on one tree with a net (UCI's `Threads`): playouts/s at 1, 2 and N
     /// threads (N: the cores), median of --runs, each run a fresh search of each position.
@@ -163,6 +167,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             blocks,
             channels,
             attacks,
+            opponent_policy,
         } => bench_net(&variant, &device, seconds, steps, torch_threads, {
             // The first training step is a warm-up and left out of the median.
             if steps < 2 || channels == Some(0) {
@@ -173,6 +178,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
                 blocks: blocks.unwrap_or(d.blocks),
                 channels: channels.unwrap_or(d.channels),
                 attacks,
+                opponent_policy,
             }
         })?,
         BenchCmd::Agree {
@@ -851,6 +857,7 @@ fn bench_threads(
                             blocks: 4,
                             channels: 40,
                             attacks: false,
+                            opponent_policy: false,
                         },
                         varzero_eval_net::tch::Device::Cpu,
                     ),

@@ -97,10 +97,11 @@ fn check() -> Result<()> {
             s.path.display(),
             net.meta.arch.blocks,
             net.meta.arch.channels,
-            if net.meta.arch.attacks {
-                " with attack planes"
-            } else {
-                ""
+            match (net.meta.arch.attacks, net.meta.arch.opponent_policy) {
+                (true, true) => " with attack planes and an opponent-policy head",
+                (true, false) => " with attack planes",
+                (false, true) => " with an opponent-policy head",
+                (false, false) => "",
             },
             bytes / 1024,
             v.name,

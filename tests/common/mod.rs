@@ -83,6 +83,7 @@ pub fn tiny_net(dir: &Path, name: &str, variant: &str) -> std::path::PathBuf {
             blocks: 1,
             channels: 8,
             attacks: false,
+            opponent_policy: false,
         },
         varzero_eval_net::tch::Device::Cpu,
     );

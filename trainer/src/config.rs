@@ -46,6 +46,8 @@ pub struct TrainConfig {
     /// The pipeline multiplies generation 0's share, `1 - selfplay_share`, by this for each
     /// generation after net 2 (1: a fixed share). `varzero train` ignores it.
     pub teacher_decay: f64,
+    /// Weight of the opponent-policy loss (KataGo's 0.15), where `arch.opponent_policy` is on.
+    pub opponent_policy_weight: f64,
     pub arch: Arch,
 }
 
@@ -82,6 +84,7 @@ impl TrainConfig {
         for (k, x) in [
             ("train.weight_decay", self.weight_decay),
             ("train.value_weight", self.value_weight),
+            ("train.opponent_policy_weight", self.opponent_policy_weight),
         ] {
             p.check(x.is_finite() && x >= 0.0, k, "a number at least 0", x);
         }
@@ -131,6 +134,7 @@ impl Default for TrainConfig {
             mirror: false,
             selfplay_share: 0.0,
             teacher_decay: 1.0,
+            opponent_policy_weight: 0.15,
             arch: Arch::default(),
         }
     }

@@ -19,6 +19,9 @@ pub struct Sample {
     pub wdl: [f32; 3],
     /// Index of the data directory the position came from (0: the first, e.g. generation 0).
     pub source: u32,
+    /// The sample of the same game's next position (the opponent's reply), where the window
+    /// holds it with a policy target: the opponent-policy head's target.
+    pub next: Option<u32>,
 }
 
 pub struct Samples {
@@ -93,6 +96,51 @@ impl Samples {
     }
 }
 
+impl Samples {
+    /// Dense opponent-policy targets and legal-move masks of a batch (as [`Samples::batch`]'s
+    /// policy pair): each sample's target is its game's next position's policy target, in that
+    /// position's own view, mirrored with the sample; all zeros where there is none.
+    pub fn batch_opponent(
+        &self,
+        enc: &Encoding,
+        idx: &[usize],
+        mirror: &[bool],
+        device: Device,
+    ) -> (Tensor, Tensor) {
+        let n = idx.len();
+        let pl = enc.policy_len();
+        let mut pol = vec![0f32; n * pl];
+        let mut mask = vec![-1e9f32; n * pl];
+        for (b, &i) in idx.iter().enumerate() {
+            let Some(j) = self.items[i].next else {
+                continue;
+            };
+            let s = &self.items[j as usize];
+            let m = mirror.get(b).copied().unwrap_or(false);
+            let at = |k: u32| {
+                b * pl
+                    + if m {
+                        enc.mirror_policy(k as usize)
+                    } else {
+                        k as usize
+                    }
+            };
+            for &(k, p) in &s.policy {
+                pol[at(k)] = p;
+            }
+            for &k in &s.legal {
+                mask[at(k)] = 0.0;
+            }
+        }
+        let t = |v: &[f32]| {
+            Tensor::from_slice(v)
+                .view([n as i64, pl as i64])
+                .to_device(device)
+        };
+        (t(&pol), t(&mask))
+    }
+}
+
 /// The newest `n` positions of `dirs` for `variant` (positions of other rules are skipped),
 /// their value target `(1 - mix) * result + mix * search value`.
 pub fn load_window(
@@ -124,6 +172,8 @@ pub fn load_window(
         // the samples (and so a seeded training run) depend only on the games. The sort is
         // stable: equal keys from different directories keep the directories' order.
         records.sort_by_key(|(r, _)| (r.game_id, r.ply));
+        // Game ids repeat across directories, so a game is (directory, game id).
+        let mut keys: Vec<(u32, u64, u32)> = Vec::new();
         for (r, source) in records {
             if r.rules_hash != rules_hash {
                 continue;
@@ -156,7 +206,18 @@ pub fn load_window(
                 legal,
                 wdl: std::array::from_fn(|i| (1.0 - mix) * r.result_wdl[i] + mix * r.root_wdl[i]),
                 source,
+                next: None,
             });
+            keys.push((source, r.game_id, r.ply));
+        }
+        let at: std::collections::HashMap<(u32, u64, u32), usize> =
+            keys.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+        for (i, &(source, game, ply)) in keys.iter().enumerate() {
+            if let Some(&j) = at.get(&(source, game, ply + 1)) {
+                if !items[j].policy.is_empty() {
+                    items[i].next = Some(j as u32);
+                }
+            }
         }
     }
     Ok((

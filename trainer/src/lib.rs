@@ -26,7 +26,7 @@ pub use config::{OptimizerKind, TrainConfig};
 pub use data::{load_window, Sample, Samples};
 pub use error::{Error, Result};
 pub use log::{read_log, StepLog};
-pub use loss::batch_losses;
+pub use loss::{batch_losses, masked_policy_loss, OpponentTargets};
 pub use mix::{selfplay_share_at, BatchMix};
 pub use optim::lr_at;
 pub use plot::{elo_charts, elo_curves, training_charts, EloPoint};

@@ -87,6 +87,7 @@ mod tests {
                     legal: Vec::new(),
                     wdl: [0.0; 3],
                     source,
+                    next: None,
                 })
                 .collect(),
         }

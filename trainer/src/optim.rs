@@ -115,6 +115,7 @@ mod tests {
             blocks: 1,
             channels: 8,
             attacks: false,
+            opponent_policy: false,
         };
         tch::manual_seed(11);
         let ours = Net::new(&v, arch, Device::Cpu);
@@ -149,11 +150,11 @@ mod tests {
         let wdl = Tensor::randn([4, 3], (Kind::Float, Device::Cpu)).softmax(-1, Kind::Float);
         for step in 1..=5 {
             opt.zero_grad();
-            let (loss, ..) = batch_losses(&ours, &x, &pol, &mask, &wdl, true, 1.0);
+            let (loss, ..) = batch_losses(&ours, &x, &pol, &mask, &wdl, true, 1.0, None);
             loss.backward();
             opt.step(&cfg, lr, step);
             reference.zero_grad();
-            let (loss, ..) = batch_losses(&theirs, &x, &pol, &mask, &wdl, true, 1.0);
+            let (loss, ..) = batch_losses(&theirs, &x, &pol, &mask, &wdl, true, 1.0, None);
             loss.backward();
             reference.step();
         }

@@ -8,7 +8,7 @@ use crate::config::TrainConfig;
 use crate::data::load_window;
 use crate::error::{at, Error, Result};
 use crate::log::{read_log, write_log, StepLog};
-use crate::loss::batch_losses;
+use crate::loss::{batch_losses, OpponentTargets};
 use crate::mix::BatchMix;
 use crate::optim::{lr_at, Optim};
 use crate::plot;
@@ -148,10 +148,27 @@ pub fn train(
         };
         let t = Instant::now();
         let (x, pol_t, mask, wdl_t) = samples.batch(&net.enc, &idx, &flips, device);
+        let opp = net
+            .meta
+            .arch
+            .opponent_policy
+            .then(|| samples.batch_opponent(&net.enc, &idx, &flips, device));
         let lr = lr_at(cfg, step);
         opt.zero_grad();
-        let (loss, pl, vl, pa, va) =
-            batch_losses(&net, &x, &pol_t, &mask, &wdl_t, true, cfg.value_weight);
+        let (loss, pl, vl, pa, va) = batch_losses(
+            &net,
+            &x,
+            &pol_t,
+            &mask,
+            &wdl_t,
+            true,
+            cfg.value_weight,
+            opp.as_ref().map(|(pol_t, mask)| OpponentTargets {
+                pol_t,
+                mask,
+                weight: cfg.opponent_policy_weight,
+            }),
+        );
         let loss_value = loss.double_value(&[]);
         if !loss_value.is_finite() {
             return Err(Error::NonFinite {
@@ -232,7 +249,13 @@ pub fn raw_loop_samples_per_s(
     for i in 0..=steps.max(1) {
         let t = Instant::now();
         opt.zero_grad();
-        let (loss, ..) = batch_losses(&net, &x, &pol, &mask, &wdl, true, cfg.value_weight);
+        // The opponent head's term costs its share too, with the policy pair as its targets.
+        let opp = net.meta.arch.opponent_policy.then_some(OpponentTargets {
+            pol_t: &pol,
+            mask: &mask,
+            weight: cfg.opponent_policy_weight,
+        });
+        let (loss, ..) = batch_losses(&net, &x, &pol, &mask, &wdl, true, cfg.value_weight, opp);
         loss.backward();
         opt.step(cfg, cfg.lr, i as u64 + 1);
         let _ = loss.double_value(&[]);

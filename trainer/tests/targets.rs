@@ -85,6 +85,7 @@ fn a_mirrored_sample_is_the_sample_of_the_mirrored_position() {
             .collect(),
         wdl: [0.2, 0.5, 0.3],
         source: 0,
+        next: None,
     };
     // The same target written for the mirrored position, move by move: the mirrored position's
     // legal move with both squares mirrored.
@@ -114,6 +115,7 @@ fn a_mirrored_sample_is_the_sample_of_the_mirrored_position() {
             .collect(),
         wdl: sample.wdl,
         source: 0,
+        next: None,
     };
     let samples = Samples {
         variant: Arc::clone(&v),
@@ -251,4 +253,100 @@ fn window_samples_know_their_directory() {
     let mut rng = varzero_stats::Rng::new(1);
     let idx = mix.draw(&mut rng, 4);
     assert_eq!(idx.iter().filter(|&&i| s.items[i].source == 1).count(), 2);
+}
+
+/// The opponent-policy target (`[train.arch] opponent_policy`): each position's is its game's
+/// next position's policy target, in that position's own view. Here a game of three plies in
+/// one directory (the last searched cheaply: no target) and a game with the same id in another:
+/// ply 0 gets ply 1's target and legal moves, move for move; ply 1 gets none (its next has no
+/// target), nor does the last position, nor the other directory's game (ids repeat there).
+#[test]
+fn the_opponent_target_is_the_next_positions_policy_target() {
+    use varzero_datasets::{write_shard, GameRecord, PositionRecord};
+    let v = Variant::builtin("xiangqi").unwrap();
+    let p0 = Position::start(&v);
+    let m0 = p0.legal_moves().as_slice()[0];
+    let mut p1 = p0.clone();
+    p1.make(m0);
+    let reply = p1.legal_moves().as_slice().to_vec();
+    let mut p2 = p1.clone();
+    p2.make(reply[0]);
+    let row = |ply: u32, pos: &Position, policy: Vec<(String, f32)>| PositionRecord {
+        game_id: 5,
+        ply,
+        variant: v.name.clone(),
+        rules_hash: format!("{:016x}", v.rules_hash),
+        fen: pos.fen(),
+        full_search: !policy.is_empty(),
+        policy_moves: policy.iter().map(|(m, _)| m.clone()).collect(),
+        policy_probs: policy.iter().map(|&(_, p)| p).collect(),
+        result_wdl: [0.0, 1.0, 0.0],
+        root_wdl: [0.0, 1.0, 0.0],
+        visits: 1,
+        evaluator: "t".into(),
+    };
+    let game = |plies: u32| GameRecord {
+        game_id: 5,
+        variant: v.name.clone(),
+        rules_hash: format!("{:016x}", v.rules_hash),
+        result: "1/2-1/2".into(),
+        termination: "adjudicated".into(),
+        plies,
+        seed: 0,
+        evaluator: "t".into(),
+        search: "{}".into(),
+        start_fen: v.start_fen.clone(),
+        moves: String::new(),
+    };
+    let target1 = vec![(p1.uci(reply[0]), 0.75), (p1.uci(reply[1]), 0.25)];
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let rows_a = vec![
+        row(0, &p0, vec![(p0.uci(m0), 1.0)]),
+        row(1, &p1, target1),
+        row(2, &p2, vec![]),
+    ];
+    write_shard(a.path(), 0, "t", &rows_a, &[game(3)]).unwrap();
+    // The other directory's game 5 has a ply 1 too; it must not become anyone's next.
+    write_shard(
+        b.path(),
+        0,
+        "t",
+        &[row(1, &p1, vec![(p1.uci(reply[2]), 1.0)])],
+        &[game(2)],
+    )
+    .unwrap();
+    let dirs = [a.path().to_path_buf(), b.path().to_path_buf()];
+    let (s, _) = varzero_trainer::load_window(&v, &dirs, 10, 0.0).unwrap();
+    let find = |fen: &str, source: u32| {
+        s.items
+            .iter()
+            .position(|i| i.fen == fen && i.source == source)
+            .unwrap()
+    };
+    let (i0, i1, i2, j1) = (
+        find(&p0.fen(), 0),
+        find(&p1.fen(), 0),
+        find(&p2.fen(), 0),
+        find(&p1.fen(), 1),
+    );
+    assert_eq!(s.items[i0].next, Some(i1 as u32));
+    assert_eq!(s.items[i1].next, None);
+    assert_eq!(s.items[i2].next, None);
+    assert_eq!(s.items[j1].next, None);
+
+    // In a batch: row 0's opponent target is ply 1's own policy target and mask, also mirrored
+    // (the Xiangqi start is its own mirror); row 1 (no next) is all zeros and all masked.
+    let enc = Encoding::new(&v);
+    for flip in [false, true] {
+        let (opp, opp_mask) = s.batch_opponent(&enc, &[i0, i1], &[flip, false], Device::Cpu);
+        let (_, pol1, mask1, _) = s.batch(&enc, &[i1], &[flip], Device::Cpu);
+        let (opp, opp_mask) = (tensor_vec(&opp), tensor_vec(&opp_mask));
+        let pl = enc.policy_len();
+        assert_eq!(opp[..pl], tensor_vec(&pol1)[..], "flip {flip}");
+        assert_eq!(opp_mask[..pl], tensor_vec(&mask1)[..], "flip {flip}");
+        let want: f32 = 0.75;
+        assert!(opp[..pl].contains(&want));
+        assert!(opp[pl..].iter().all(|&x| x == 0.0));
+        assert!(opp_mask[pl..].iter().all(|&x| x == -1e9));
+    }
 }

@@ -63,6 +63,7 @@ fn cfg(steps: u64) -> TrainConfig {
             blocks: 1,
             channels: 16,
             attacks: false,
+            opponent_policy: false,
         },
         ..TrainConfig::default()
     }
@@ -197,4 +198,38 @@ fn resume_is_exact(c: TrainConfig) {
     }
     let log = std::fs::read_to_string(out_b.join("train_log.csv")).unwrap();
     assert_eq!(log.lines().count(), 21, "one log line per step, none twice");
+}
+
+/// With the opponent-policy head, the net still fits, and the head learns each position's
+/// reply: its best move is the next position's target move wherever there is one (11 of 12).
+/// The sidecar records the head; loading gives the same net back.
+#[test]
+fn the_opponent_policy_head_learns_the_reply() {
+    let _rng = TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
+    tch::set_num_threads(1);
+    tch::manual_seed(3);
+    let d = tempfile::tempdir().unwrap();
+    tiny_dataset(&d.path().join("data"));
+    let mut c = cfg(80);
+    c.arch.opponent_policy = true;
+    c.opponent_policy_weight = 1.0;
+    fits(d.path(), &c);
+    let v = Variant::builtin("makruk").unwrap();
+    let net = Net::load(&d.path().join("out/model.safetensors"), &v, Device::Cpu).unwrap();
+    assert!(net.meta.arch.opponent_policy);
+    let (s, _) = varzero_trainer::load_window(&v, &[d.path().join("data")], 100, 0.0).unwrap();
+    let idx: Vec<usize> = (0..s.len()).collect();
+    let (x, ..) = s.batch(&net.enc, &idx, &[], Device::Cpu);
+    let (opp_t, opp_mask) = s.batch_opponent(&net.enc, &idx, &[], Device::Cpu);
+    let (_, _, opp) = tch::no_grad(|| net.model.forward_train(&x, false));
+    let best = Vec::<i64>::try_from((opp.unwrap() + &opp_mask).argmax(-1, false)).unwrap();
+    let want = Vec::<i64>::try_from(opp_t.argmax(-1, false)).unwrap();
+    let with_next: Vec<usize> = idx
+        .iter()
+        .copied()
+        .filter(|&i| s.items[i].next.is_some())
+        .collect();
+    assert_eq!(with_next.len(), 11);
+    let right = with_next.iter().filter(|&&i| best[i] == want[i]).count();
+    assert!(right >= 10, "the head finds {right} of 11 replies");
 }
