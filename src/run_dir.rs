@@ -562,10 +562,22 @@ impl SummaryMatch {
         }
     }
 
+    /// What a newcomer should read from the row: the player is stronger or weaker only where
+    /// the whole 95% interval is on one side of 0.
+    pub fn verdict(&self) -> &'static str {
+        if self.elo_low > 0.0 {
+            "stronger"
+        } else if self.elo_high < 0.0 {
+            "weaker"
+        } else {
+            "no measurable difference"
+        }
+    }
+
     pub fn line(&self) -> String {
         let e = Self::elo_text;
         format!(
-            "{:<38} {:>5.1} / {:<4} (W {} D {} L {})  Elo {} [{}, {}]",
+            "{:<47} {:>5.1} / {:<4} (W {} D {} L {})  Elo {} [{}, {}]",
             self.label,
             self.wins as f64 + self.draws as f64 / 2.0,
             self.games,
@@ -784,6 +796,30 @@ pub fn layout_markdown() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_summary_row_reads_stronger_or_weaker_only_when_its_interval_excludes_zero() {
+        let row = |lo: f64, hi: f64| SummaryMatch {
+            label: "net 2 vs net 1, raw".into(),
+            player: "a".into(),
+            opponent: "b".into(),
+            games: 40,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            score: 0.5,
+            elo: (lo + hi) / 2.0,
+            elo_low: lo,
+            elo_high: hi,
+            generation: None,
+            cpu_hours: None,
+        };
+        assert_eq!(row(19.0, 212.0).verdict(), "stronger");
+        assert_eq!(row(-150.0, 20.0).verdict(), "no measurable difference");
+        assert_eq!(row(-185.0, -4.0).verdict(), "weaker");
+        assert_eq!(row(-96.0, 0.0).verdict(), "no measurable difference");
+        assert_eq!(row(f64::NEG_INFINITY, -300.0).verdict(), "weaker");
+    }
 
     #[test]
     fn paths_follow_the_layout() {

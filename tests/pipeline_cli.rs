@@ -98,6 +98,17 @@ channels = 8
     assert_eq!(summary[1]["opponent"], "material@8");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("what the loop learnt"), "{text}");
+    // Each closing row says how to read it.
+    let raw_row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("net 2 vs net 1, raw"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        ["stronger", "weaker", "no measurable difference"]
+            .iter()
+            .any(|v| raw_row.ends_with(v)),
+        "{raw_row}"
+    );
     // Reanalyse: before net 2, ten positions of generation 0 searched again with net 1.
     assert!(
         text.contains("gen 1: reanalysed 10 positions of generations 0..0 with net 1"),

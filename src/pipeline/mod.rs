@@ -482,11 +482,33 @@ pub fn finish(run: &RunDir, cfg: &PipelineConfig, v: &Arc<Variant>, quiet: bool)
             cfg.match_games.div_ceil(2) * 2
         );
         for r in &summary {
-            println!("  {}", r.line());
+            println!("  {}  {}", r.line(), r.verdict());
+        }
+        if let Some(w) = typical_half_width(&summary) {
+            println!(
+                "(\"stronger\" or \"weaker\" only where the whole interval is on that side of 0: \
+                 these matches resolve about +-{w:.0} Elo;\n a longer run, or more games \
+                 (--param match_games=N), separates smaller differences: docs/runs.md)"
+            );
         }
     }
     refresh_report(run);
     Ok(())
+}
+
+/// The median half-width of the rows' finite intervals: how large a difference the closing
+/// matches can tell from none.
+fn typical_half_width(rows: &[crate::run_dir::SummaryMatch]) -> Option<f64> {
+    let mut w: Vec<f64> = rows
+        .iter()
+        .map(|r| (r.elo_high - r.elo_low) / 2.0)
+        .filter(|w| w.is_finite())
+        .collect();
+    if w.is_empty() {
+        return None;
+    }
+    w.sort_by(f64::total_cmp);
+    Some(w[w.len() / 2])
 }
 
 /// Removes what writes killed or failed before their rename left in a run directory: in it,

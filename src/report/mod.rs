@@ -249,6 +249,7 @@ fn run_page(
                     format!("{} / {} / {}", r.wins, r.draws, r.losses),
                     e(r.elo),
                     format!("[{}, {}]", e(r.elo_low), e(r.elo_high)),
+                    r.verdict().to_string(),
                     format!("{} vs {}", r.player, r.opponent),
                 ]
             })
@@ -261,6 +262,7 @@ fn run_page(
                 "W / D / L",
                 "Elo",
                 "95%",
+                "reads",
                 "players",
             ],
             &rows,
