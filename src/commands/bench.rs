@@ -137,9 +137,8 @@ pub enum BenchCmd {
     },
 }
 
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    xs[xs.len() / 2]
+fn median(xs: Vec<f64>) -> f64 {
+    varzero_stats::median(xs).expect("a benchmark measures at least once")
 }
 
 pub fn run(cmd: BenchCmd) -> Result<()> {

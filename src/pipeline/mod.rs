@@ -499,16 +499,12 @@ pub fn finish(run: &RunDir, cfg: &PipelineConfig, v: &Arc<Variant>, quiet: bool)
 /// The median half-width of the rows' finite intervals: how large a difference the closing
 /// matches can tell from none.
 fn typical_half_width(rows: &[crate::run_dir::SummaryMatch]) -> Option<f64> {
-    let mut w: Vec<f64> = rows
-        .iter()
-        .map(|r| (r.elo_high - r.elo_low) / 2.0)
-        .filter(|w| w.is_finite())
-        .collect();
-    if w.is_empty() {
-        return None;
-    }
-    w.sort_by(f64::total_cmp);
-    Some(w[w.len() / 2])
+    varzero_stats::median(
+        rows.iter()
+            .map(|r| (r.elo_high - r.elo_low) / 2.0)
+            .filter(|w| w.is_finite())
+            .collect(),
+    )
 }
 
 /// Removes what writes killed or failed before their rename left in a run directory: in it,
