@@ -450,3 +450,53 @@ impl Player for RandomPlayer {
         Ok(pos.uci(m))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use varzero_search::RootSearch;
+
+    fn run_config() -> SearchConfig {
+        SearchConfig {
+            root: RootSearch::Gumbel,
+            gumbel_c_scale: 0.1,
+            c_puct: 1.5,
+            fpu_reduction: 0.25,
+            tactics: 0.5,
+            tactics_priors: 0.5,
+            ..SearchConfig::default()
+        }
+    }
+
+    fn pair(k: &str, v: &str) -> (String, String) {
+        (k.to_string(), v.to_string())
+    }
+
+    /// A player's settings go through TOML and back: a value set to what it already was must
+    /// leave every other setting (f32s, enums) exactly as the run config had it, or a match
+    /// measuring one setting would measure two (docs/runs.md, stop 53's control row).
+    #[test]
+    fn an_override_to_the_same_value_changes_nothing() {
+        let base = run_config();
+        assert_eq!(
+            with_overrides(&base, &[pair("c_puct", "1.5")]).unwrap(),
+            base
+        );
+    }
+
+    #[test]
+    fn an_override_changes_its_setting_alone() {
+        let base = run_config();
+        let got = with_overrides(&base, &[pair("gumbel_considered", "32")]).unwrap();
+        assert_eq!(got.gumbel_considered, 32);
+        assert_eq!(
+            SearchConfig {
+                gumbel_considered: base.gumbel_considered,
+                ..got
+            },
+            base
+        );
+        let e = with_overrides(&base, &[pair("c_pucct", "2")]).unwrap_err();
+        assert!(e.contains("unknown search setting 'c_pucct'"), "{e}");
+    }
+}
