@@ -64,6 +64,14 @@ pub struct SearchConfig {
     /// (hanging a piece, winning one) and keeps the evaluator's ranking of the rest whole, so
     /// that what a better net learned stays in the search (docs/runs.md, stop 47).
     pub tactics_priors_mix: PriorMix,
+    /// The logistic scale, per pawn, that turns the tactical value into win/draw/loss in the
+    /// blend (`tactics`): the expected score is 1 / (1 + e^(-scale x pawns)). The material
+    /// player's own value keeps 0.5.
+    pub tactics_scale: f32,
+    /// The temperature, in pawns, of the softmax of the exchange hints that makes the tactical
+    /// priors (`tactics_priors`): below 1 a move that hangs a piece keeps less prior, above 1
+    /// more. The material player's own priors keep 1.
+    pub tactics_prior_temperature: f32,
     /// Softmax temperature of the evaluator's own priors (lc0's `PolicyTemperature`): the
     /// search uses prior^(1 / T), renormalised, before any tactical mix. 1 leaves them alone;
     /// above 1 spreads a small net's over-confident priors over more moves.
@@ -150,6 +158,8 @@ impl Default for SearchConfig {
             tactics: 0.0,
             tactics_priors: 0.0,
             tactics_priors_mix: PriorMix::Geometric,
+            tactics_scale: crate::evaluator::MATERIAL_SCALE,
+            tactics_prior_temperature: 1.0,
             policy_temperature: 1.0,
             gumbel_target_priors: TargetPriors::Search,
         }
@@ -198,6 +208,17 @@ impl SearchConfig {
             &format!("a number at least {MIN_POLICY_TEMPERATURE}"),
             self.policy_temperature,
         );
+        for (name, x) in [
+            ("tactics_scale", self.tactics_scale),
+            ("tactics_prior_temperature", self.tactics_prior_temperature),
+        ] {
+            p.check(
+                x.is_finite() && x >= 0.01,
+                &k(name),
+                "a number at least 0.01",
+                x,
+            );
+        }
         p.check(
             self.forced_playouts.is_finite() && self.forced_playouts >= 0.0,
             &k("forced_playouts"),
@@ -267,6 +288,7 @@ mod tests {
             c_puct: -1.0,
             cheap_fraction: f32::NAN,
             tactics_priors: 1.5,
+            tactics_scale: 0.0,
             ..SearchConfig::default()
         };
         s.check("search", &mut p);
@@ -276,9 +298,10 @@ mod tests {
             "search.c_puct",
             "search.cheap_fraction",
             "search.tactics_priors",
+            "search.tactics_scale",
         ] {
             assert!(text.contains(key), "{key} not named: {text}");
         }
-        assert_eq!(p.0.len(), 4, "{text}");
+        assert_eq!(p.0.len(), 5, "{text}");
     }
 }

@@ -158,6 +158,9 @@ impl Evaluator for UniformEvaluator {
 /// a capture that wins material is searched first and a move that hangs a piece last. With
 /// `tactical` off it is the raw balance with uniform priors (`material-raw`, the old
 /// generation 0, kept as a rung and for comparison).
+/// The material player's logistic scale per pawn ([`MaterialEvaluator::scale`]).
+pub const MATERIAL_SCALE: f32 = 0.5;
+
 pub struct MaterialEvaluator {
     pub tactics: Tactics,
     pub tactical: bool,
@@ -175,7 +178,7 @@ impl MaterialEvaluator {
         MaterialEvaluator {
             tactics: Tactics::new(v),
             tactical: true,
-            scale: 0.5,
+            scale: MATERIAL_SCALE,
             prior_temperature: 1.0,
             exploration: 2.0,
         }
@@ -309,6 +312,29 @@ impl TacticalBlend {
         mix: crate::PriorMix,
         policy_temperature: f32,
     ) -> Arc<dyn Evaluator> {
+        Self::wrap_tuned(
+            inner,
+            variant,
+            weight,
+            prior_weight,
+            mix,
+            policy_temperature,
+            (MATERIAL_SCALE, 1.0),
+        )
+    }
+
+    /// [`Self::wrap_mixed`] with the material side's logistic scale and hint temperature
+    /// (`scale`, `prior_temperature`) set ([`crate::SearchConfig::tactics_scale`],
+    /// [`crate::SearchConfig::tactics_prior_temperature`]).
+    pub fn wrap_tuned(
+        inner: Arc<dyn Evaluator>,
+        variant: &Arc<Variant>,
+        weight: f32,
+        prior_weight: f32,
+        mix: crate::PriorMix,
+        policy_temperature: f32,
+        (scale, prior_temperature): (f32, f32),
+    ) -> Arc<dyn Evaluator> {
         let tempered =
             policy_temperature.is_finite() && policy_temperature > 0.0 && policy_temperature != 1.0;
         if (weight <= 0.0 && prior_weight <= 0.0 && !tempered) || inner.is_tactical() {
@@ -316,9 +342,16 @@ impl TacticalBlend {
         }
         let prior_weight = prior_weight.clamp(0.0, 1.0);
         let temperature = if tempered { policy_temperature } else { 1.0 };
+        let mut material = MaterialEvaluator::new(variant);
+        if scale.is_finite() && scale > 0.0 {
+            material.scale = scale;
+        }
+        if prior_temperature.is_finite() && prior_temperature > 0.0 {
+            material.prior_temperature = prior_temperature;
+        }
         Arc::new(TacticalBlend {
             inner,
-            material: MaterialEvaluator::new(variant),
+            material,
             weight: weight.clamp(0.0, 1.0),
             prior_weight,
             mix,
@@ -338,13 +371,14 @@ impl TacticalBlend {
         variant: &Arc<Variant>,
         cfg: &crate::SearchConfig,
     ) -> Arc<dyn Evaluator> {
-        Self::wrap_mixed(
+        Self::wrap_tuned(
             inner,
             variant,
             cfg.tactics,
             cfg.tactics_priors,
             cfg.tactics_priors_mix,
             cfg.policy_temperature,
+            (cfg.tactics_scale, cfg.tactics_prior_temperature),
         )
     }
 }
@@ -354,11 +388,17 @@ impl Evaluator for TacticalBlend {
         let mut id = self.inner.id();
         if self.weight > 0.0 {
             id += &format!("+tactics={}", self.weight);
+            if self.material.scale != MATERIAL_SCALE {
+                id += &format!("+scale={}", self.material.scale);
+            }
         }
         if self.prior_weight > 0.0 {
             id += &format!("+tactics_priors={}", self.prior_weight);
             if self.mix == crate::PriorMix::Product {
                 id += "+mix=product";
+            }
+            if self.material.prior_temperature != 1.0 {
+                id += &format!("+hint_temperature={}", self.material.prior_temperature);
             }
         }
         if self.temperature != 1.0 {
@@ -625,6 +665,60 @@ mod tests {
             // The value is the inner evaluator's: `tactics` is 0.
             assert_eq!(out.wdl, vec![[0.25, 0.5, 0.25]]);
         }
+    }
+
+    #[test]
+    fn the_search_sets_the_material_scale_and_the_hint_temperature() {
+        let v = Variant::builtin("makruk").unwrap();
+        // The logistic by hand at scale 0.25, 4 pawns up: s = 1 / (1 + e^-1) = 0.731059,
+        // draw 0.4 (1 - |2s - 1|) = 0.215153, win s - d / 2, loss 1 - s - d / 2.
+        let m = MaterialEvaluator {
+            scale: 0.25,
+            ..MaterialEvaluator::new(&v)
+        };
+        for (got, want) in m.wdl(4.0).iter().zip([0.623482, 0.215153, 0.161364]) {
+            assert!((got - want).abs() < 1e-5, "{got} against {want}");
+        }
+        let (mut pos, moves, hints, _, _) = hand_made_case(&v);
+        let cfg = crate::SearchConfig {
+            tactics: 1.0,
+            tactics_priors: 1.0,
+            tactics_scale: 0.25,
+            tactics_prior_temperature: 0.5,
+            ..crate::SearchConfig::default()
+        };
+        let blend = TacticalBlend::for_search(Arc::new(Skewed), &v, &cfg);
+        assert_eq!(
+            blend.id(),
+            "skewed+tactics=1+scale=0.25+tactics_priors=1+hint_temperature=0.5"
+        );
+        let mut batch = Batch::default();
+        batch.push_leaf(&*blend, &mut pos, moves.as_slice());
+        let mut out = Evaluation::default();
+        blend.evaluate(&batch, &mut out);
+        // At weight 1 the priors are the hints' softmax at temperature 0.5 alone, by hand.
+        let e: Vec<f64> = hints.iter().map(|&h| (h as f64 / 0.5).exp()).collect();
+        let sum: f64 = e.iter().sum();
+        for (i, (&p, x)) in out.priors.iter().zip(&e).enumerate() {
+            assert!((p as f64 - x / sum).abs() < 1e-5, "move {i}: {p}");
+        }
+        // And the value is the quiescence value through the logistic at scale 0.25.
+        let q = MaterialEvaluator::new(&v).tactics.quiesce(&mut pos);
+        let want = m.wdl(q);
+        for k in 0..3 {
+            assert!((out.wdl[0][k] - want[k]).abs() < 1e-6, "{:?}", out.wdl[0]);
+        }
+        // The defaults leave the id and the material player's settings as they were.
+        let plain = TacticalBlend::for_search(
+            Arc::new(Skewed),
+            &v,
+            &crate::SearchConfig {
+                tactics: 1.0,
+                tactics_priors: 1.0,
+                ..crate::SearchConfig::default()
+            },
+        );
+        assert_eq!(plain.id(), "skewed+tactics=1+tactics_priors=1");
     }
 
     #[test]
