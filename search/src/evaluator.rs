@@ -705,8 +705,8 @@ mod tests {
         // And the value is the quiescence value through the logistic at scale 0.25.
         let q = MaterialEvaluator::new(&v).tactics.quiesce(&mut pos);
         let want = m.wdl(q);
-        for k in 0..3 {
-            assert!((out.wdl[0][k] - want[k]).abs() < 1e-6, "{:?}", out.wdl[0]);
+        for (got, want) in out.wdl[0].iter().zip(want) {
+            assert!((got - want).abs() < 1e-6, "{:?}", out.wdl[0]);
         }
         // The defaults leave the id and the material player's settings as they were.
         let plain = TacticalBlend::for_search(
