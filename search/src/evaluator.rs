@@ -704,6 +704,8 @@ mod tests {
         }
         // And the value is the quiescence value through the logistic at scale 0.25.
         let q = MaterialEvaluator::new(&v).tactics.quiesce(&mut pos);
+        // At a level balance every scale gives the same value: the case must not be level.
+        assert!(q.abs() >= 1.0, "quiescence value {q}");
         let want = m.wdl(q);
         for (got, want) in out.wdl[0].iter().zip(want) {
             assert!((got - want).abs() < 1e-6, "{:?}", out.wdl[0]);
