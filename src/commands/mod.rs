@@ -6,6 +6,7 @@ pub mod analyze;
 pub mod bench;
 pub mod compact;
 pub mod games;
+pub mod hints;
 pub mod ladder;
 pub mod r#match;
 pub mod nets;

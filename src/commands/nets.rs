@@ -38,6 +38,27 @@ pub enum NetsCmd {
         #[arg(long = "match")]
         match_dir: Option<PathBuf>,
     },
+    /// How nets' own priors (raw, and mixed as the search mixes them) agree with the exchange
+    /// hints on a dataset's game positions and on their siblings (one random move away).
+    Hints {
+        #[command(flatten)]
+        variant: varzero::run_config::VariantArg,
+        /// A dataset directory (self-play or a teacher's games).
+        #[arg(long)]
+        games: PathBuf,
+        /// Nets as evaluators (`net:makruk`, `net:FILE.safetensors`); repeat for several.
+        #[arg(long = "net", required = true)]
+        nets: Vec<String>,
+        /// A run config whose [search] sets the mix (default: the search's defaults).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Game positions to sample, evenly spaced through the dataset.
+        #[arg(long, default_value_t = 2000)]
+        positions: usize,
+        /// Seed of the siblings' random moves.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 pub fn run(cmd: NetsCmd) -> Result<()> {
@@ -52,6 +73,18 @@ pub fn run(cmd: NetsCmd) -> Result<()> {
             dir,
             match_dir,
         } => ship(&run, generation, &name, &recipe, dir, match_dir),
+        NetsCmd::Hints {
+            variant,
+            games,
+            nets,
+            config,
+            positions,
+            seed,
+        } => {
+            let v = variant.load()?;
+            let search = varzero::run_config::search_config(&config)?;
+            super::hints::run(&v, &games, &nets, &search, positions, seed)
+        }
     }
 }
 
