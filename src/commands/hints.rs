@@ -106,16 +106,25 @@ pub fn run(
     for s in &skipped {
         eprintln!("skipped {}: {}", s.path.display(), s.reason);
     }
+    if max == 0 {
+        bail!("--positions: at least 1");
+    }
+    let rules = format!("{:016x}", v.rules_hash);
     let mut fens = Vec::new();
     for s in &shards {
         for r in varzero_datasets::read_positions(&s.path)? {
-            if r.variant == v.name {
+            // The rules, not the name: a dataset under other rules (`--set`) is not these positions.
+            if r.rules_hash == rules {
                 fens.push(r.fen);
             }
         }
     }
     if fens.is_empty() {
-        bail!("{}: no {} positions", games.display(), v.name);
+        bail!(
+            "{}: no positions of {} under these rules (hash {rules})",
+            games.display(),
+            v.name
+        );
     }
     // Evenly spaced, so that every game phase is in the sample.
     let step = (fens.len() as f64 / max.max(1) as f64).max(1.0);
@@ -148,11 +157,13 @@ pub fn run(
             .with_context(|| format!("--net: unknown evaluator '{spec}'"))?;
         evs.push((spec, ev));
     }
-    let material = MaterialEvaluator::new(v);
     let mut cfg = search.clone();
     if cfg.tactics_priors <= 0.0 {
         cfg.tactics_priors = 0.5;
     }
+    // The hints' own row at the temperature the mix uses, so that the two rows compare.
+    let mut material = MaterialEvaluator::new(v);
+    material.prior_temperature = cfg.tactics_prior_temperature;
     println!(
         "{} game positions and {} siblings (one random move away) from {}; hints at temperature {}, the search's mix at tactics_priors {}",
         on.len(),

@@ -49,7 +49,8 @@ pub enum NetsCmd {
         /// Nets as evaluators (`net:makruk`, `net:FILE.safetensors`); repeat for several.
         #[arg(long = "net", required = true)]
         nets: Vec<String>,
-        /// A run config whose [search] sets the mix (default: the search's defaults).
+        /// A run config whose [search] sets the mix: its `tactics_priors`, mix and hint
+        /// temperature. Without one, or at a weight of 0, the weight is 0.5 (the run configs').
         #[arg(long)]
         config: Option<PathBuf>,
         /// Game positions to sample, evenly spaced through the dataset.
