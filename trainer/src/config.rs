@@ -48,6 +48,14 @@ pub struct TrainConfig {
     pub teacher_decay: f64,
     /// Weight of the opponent-policy loss (KataGo's 0.15), where `arch.opponent_policy` is on.
     pub opponent_policy_weight: f64,
+    /// Share of every policy target given to the exchange hints' softmax (the material
+    /// player's priors, as the search's `tactics_priors` mixes them): the target becomes
+    /// `(1 - w) * target + w * softmax(hints / hint_target_temperature)` over the legal moves,
+    /// so the net is taught what each move wins or hangs, not only which move was played.
+    /// 0: off.
+    pub hint_target: f64,
+    /// Temperature in pawns of that softmax (the search's `tactics_prior_temperature`).
+    pub hint_target_temperature: f64,
     pub arch: Arch,
 }
 
@@ -94,7 +102,14 @@ impl TrainConfig {
             "between 0 and 1",
             self.value_target_mix,
         );
+        p.check(
+            self.hint_target_temperature.is_finite() && self.hint_target_temperature >= 0.01,
+            "train.hint_target_temperature",
+            "at least 0.01",
+            self.hint_target_temperature,
+        );
         for (k, x) in [
+            ("train.hint_target", self.hint_target),
             ("train.selfplay_share", self.selfplay_share),
             ("train.teacher_decay", self.teacher_decay),
         ] {
@@ -135,6 +150,8 @@ impl Default for TrainConfig {
             selfplay_share: 0.0,
             teacher_decay: 1.0,
             opponent_policy_weight: 0.15,
+            hint_target: 0.0,
+            hint_target_temperature: 1.0,
             arch: Arch::default(),
         }
     }

@@ -8,6 +8,8 @@ use tch::{Device, Tensor};
 use varzero_datasets::SkippedShard;
 use varzero_eval_net::Encoding;
 use varzero_rules::{Position, Variant};
+#[cfg(test)]
+use varzero_search::Tactics;
 
 /// One position with its targets, ready to encode.
 #[derive(Clone, Debug)]
@@ -141,6 +143,61 @@ impl Samples {
     }
 }
 
+/// The softmax of `hints` (pawns) at `temperature`, as the material player's priors.
+fn hint_softmax(hints: &[f32], temperature: f32) -> Vec<f32> {
+    let max = hints.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+    let e: Vec<f32> = hints
+        .iter()
+        .map(|&h| ((h - max) / temperature).exp())
+        .collect();
+    let sum: f32 = e.iter().sum();
+    e.into_iter()
+        .map(|x| x / sum.max(f32::MIN_POSITIVE))
+        .collect()
+}
+
+/// Mixes the exchange hints into every policy target (`train.hint_target`): each sample that
+/// has one gets `(1 - weight) * target + weight * softmax(hints / temperature)` over its legal
+/// moves. A teacher's one-hot target then also says what every other move wins or hangs.
+/// Samples without a policy target (cheap searches) keep none. Returns how many were mixed.
+pub fn mix_hint_targets(samples: &mut Samples, weight: f32, temperature: f32) -> usize {
+    use rayon::prelude::*;
+    if weight <= 0.0 {
+        return 0;
+    }
+    let variant = samples.variant.clone();
+    let tactics = varzero_search::Tactics::new(&variant);
+    let enc = Encoding::new(&variant);
+    samples
+        .items
+        .par_iter_mut()
+        .map(|s| {
+            if s.policy.is_empty() {
+                return 0;
+            }
+            let mut pos = Position::from_fen(&variant, &s.fen).expect("validated when loaded");
+            let stm = pos.side_to_move();
+            let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
+            let mut hints = vec![0f32; moves.len()];
+            tactics.move_hints(&mut pos, &moves, &mut hints);
+            let h = hint_softmax(&hints, temperature);
+            let mut target: Vec<(u32, f32)> = moves
+                .iter()
+                .zip(&h)
+                .map(|(&m, &p)| (enc.policy_index(m, stm) as u32, weight * p))
+                .collect();
+            for &(k, p) in &s.policy {
+                match target.iter_mut().find(|(j, _)| *j == k) {
+                    Some(t) => t.1 += (1.0 - weight) * p,
+                    None => target.push((k, (1.0 - weight) * p)),
+                }
+            }
+            s.policy = target;
+            1
+        })
+        .sum()
+}
+
 /// The newest `n` positions of `dirs` for `variant` (positions of other rules are skipped),
 /// their value target `(1 - mix) * result + mix * search value`.
 pub fn load_window(
@@ -227,4 +284,75 @@ pub fn load_window(
         },
         skipped,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hint_target_mixes_the_hints_softmax_into_the_played_move() {
+        // Makruk, White to move: the rook on d1 can take the black rook on d5 (+5), which
+        // nothing defends; the black knight on e6 keeps Black above the mop-up's 3 pawns, so
+        // the capture's hint is the rook alone. The teacher played a3a4 (one-hot), a quiet move
+        // to a square no black piece attacks (hint 0).
+        let v = Variant::builtin("makruk").unwrap();
+        let fen = "4k3/8/4n2p/3r4/8/P7/8/3RK3 w - - 0 1";
+        let pos = Position::from_fen(&v, fen).unwrap();
+        let enc = Encoding::new(&v);
+        let stm = pos.side_to_move();
+        let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
+        let idx = |u: &str| enc.policy_index(pos.parse_uci(u).unwrap(), stm) as u32;
+        let mut samples = Samples {
+            variant: v.clone(),
+            items: vec![
+                Sample {
+                    fen: fen.into(),
+                    policy: vec![(idx("a3a4"), 1.0)],
+                    legal: Vec::new(),
+                    wdl: [0.0, 1.0, 0.0],
+                    source: 0,
+                    next: None,
+                },
+                Sample {
+                    fen: fen.into(),
+                    policy: Vec::new(),
+                    legal: Vec::new(),
+                    wdl: [0.0, 1.0, 0.0],
+                    source: 0,
+                    next: None,
+                },
+            ],
+        };
+        let t = Tactics::new(&v);
+        let mut p = pos.clone();
+        let mut hints = vec![0f32; moves.len()];
+        t.move_hints(&mut p, &moves, &mut hints);
+        // The target by hand, from the hints: weight 0.25 of e^(h - 5) / z on every move, and
+        // 0.75 more on the played one.
+        let at = |u: &str| hints[moves.iter().position(|&m| pos.uci(m) == u).unwrap()];
+        assert_eq!(at("d1d5"), 5.0);
+        assert_eq!(at("a3a4"), 0.0);
+        let z: f32 = hints.iter().map(|&h| (h - 5.0).exp()).sum();
+        assert_eq!(mix_hint_targets(&mut samples, 0.25, 1.0), 1);
+        let got = |u: &str| {
+            samples.items[0]
+                .policy
+                .iter()
+                .find(|(k, _)| *k == idx(u))
+                .unwrap()
+                .1
+        };
+        let close = |a: f32, b: f32| (a - b).abs() < 1e-6;
+        assert!(close(got("d1d5"), 0.25 / z), "{}", got("d1d5"));
+        assert!(close(got("a3a4"), 0.75 + 0.25 * (-5f32).exp() / z));
+        let total: f32 = samples.items[0].policy.iter().map(|x| x.1).sum();
+        assert!(close(total, 1.0), "{total}");
+        assert_eq!(samples.items[0].policy.len(), moves.len());
+        assert!(samples.items[1].policy.is_empty(), "no target stays none");
+        // Weight 0 leaves the targets alone.
+        let before = samples.items[0].policy.clone();
+        assert_eq!(mix_hint_targets(&mut samples, 0.0, 1.0), 0);
+        assert_eq!(samples.items[0].policy, before);
+    }
 }

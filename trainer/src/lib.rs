@@ -23,7 +23,7 @@ mod plot;
 mod train;
 
 pub use config::{OptimizerKind, TrainConfig};
-pub use data::{load_window, Sample, Samples};
+pub use data::{load_window, mix_hint_targets, Sample, Samples};
 pub use error::{Error, Result};
 pub use log::{read_log, StepLog};
 pub use loss::{batch_losses, masked_policy_loss, OpponentTargets};

@@ -5,7 +5,7 @@
 
 use crate::checkpoint::Checkpoint;
 use crate::config::TrainConfig;
-use crate::data::load_window;
+use crate::data::{load_window, mix_hint_targets};
 use crate::error::{at, Error, Result};
 use crate::log::{read_log, write_log, StepLog};
 use crate::loss::{batch_losses, OpponentTargets};
@@ -76,8 +76,19 @@ pub fn train(
             )));
         }
     }
-    let (samples, skipped) =
+    let (mut samples, skipped) =
         load_window(variant, data_dirs, cfg.window, cfg.value_target_mix as f32)?;
+    let hinted = mix_hint_targets(
+        &mut samples,
+        cfg.hint_target as f32,
+        cfg.hint_target_temperature as f32,
+    );
+    if hinted > 0 {
+        eprintln!(
+            "note: {hinted} policy targets carry the exchange hints (train.hint_target {}, temperature {})",
+            cfg.hint_target, cfg.hint_target_temperature
+        );
+    }
     for s in &skipped {
         eprintln!("warning: {s}");
     }
