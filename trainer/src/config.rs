@@ -56,6 +56,11 @@ pub struct TrainConfig {
     pub hint_target: f64,
     /// Temperature in pawns of that softmax (the search's `tactics_prior_temperature`).
     pub hint_target_temperature: f64,
+    /// Mix the hints only into positions where the best move's hint wins at least this many
+    /// pawns. Elsewhere the hints are nearly level over the safe moves, and mixing them in
+    /// there is label smoothing over those moves, not tactics (docs/runs.md, stop 57).
+    /// 0: nearly every position.
+    pub hint_target_min_gain: f64,
     pub arch: Arch,
 }
 
@@ -90,6 +95,7 @@ impl TrainConfig {
             p.check((0.0..1.0).contains(&x), k, "at least 0 and below 1", x);
         }
         for (k, x) in [
+            ("train.hint_target_min_gain", self.hint_target_min_gain),
             ("train.weight_decay", self.weight_decay),
             ("train.value_weight", self.value_weight),
             ("train.opponent_policy_weight", self.opponent_policy_weight),
@@ -152,6 +158,7 @@ impl Default for TrainConfig {
             opponent_policy_weight: 0.15,
             hint_target: 0.0,
             hint_target_temperature: 1.0,
+            hint_target_min_gain: 0.0,
             arch: Arch::default(),
         }
     }

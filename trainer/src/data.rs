@@ -159,8 +159,14 @@ fn hint_softmax(hints: &[f32], temperature: f32) -> Vec<f32> {
 /// Mixes the exchange hints into every policy target (`train.hint_target`): each sample that
 /// has one gets `(1 - weight) * target + weight * softmax(hints / temperature)` over its legal
 /// moves. A teacher's one-hot target then also says what every other move wins or hangs.
-/// Samples without a policy target (cheap searches) keep none. Returns how many were mixed.
-pub fn mix_hint_targets(samples: &mut Samples, weight: f32, temperature: f32) -> usize {
+/// Only positions whose best hint is at least `min_gain` pawns are mixed. Samples without a
+/// policy target (cheap searches) keep none. Returns how many were mixed.
+pub fn mix_hint_targets(
+    samples: &mut Samples,
+    weight: f32,
+    temperature: f32,
+    min_gain: f32,
+) -> usize {
     use rayon::prelude::*;
     if weight <= 0.0 {
         return 0;
@@ -180,6 +186,9 @@ pub fn mix_hint_targets(samples: &mut Samples, weight: f32, temperature: f32) ->
             let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
             let mut hints = vec![0f32; moves.len()];
             tactics.move_hints(&mut pos, &moves, &mut hints);
+            if hints.iter().cloned().fold(f32::NEG_INFINITY, f32::max) < min_gain {
+                return 0;
+            }
             let h = hint_softmax(&hints, temperature);
             let mut target: Vec<(u32, f32)> = moves
                 .iter()
@@ -334,7 +343,11 @@ mod tests {
         assert_eq!(at("d1d5"), 5.0);
         assert_eq!(at("a3a4"), 0.0);
         let z: f32 = hints.iter().map(|&h| (h - 5.0).exp()).sum();
-        assert_eq!(mix_hint_targets(&mut samples, 0.25, 1.0), 1);
+        // A floor above the best hint (5) leaves the target alone.
+        let before = samples.items[0].policy.clone();
+        assert_eq!(mix_hint_targets(&mut samples, 0.25, 1.0, 5.5), 0);
+        assert_eq!(samples.items[0].policy, before);
+        assert_eq!(mix_hint_targets(&mut samples, 0.25, 1.0, 5.0), 1);
         let got = |u: &str| {
             samples.items[0]
                 .policy
@@ -352,7 +365,7 @@ mod tests {
         assert!(samples.items[1].policy.is_empty(), "no target stays none");
         // Weight 0 leaves the targets alone.
         let before = samples.items[0].policy.clone();
-        assert_eq!(mix_hint_targets(&mut samples, 0.0, 1.0), 0);
+        assert_eq!(mix_hint_targets(&mut samples, 0.0, 1.0, 0.0), 0);
         assert_eq!(samples.items[0].policy, before);
     }
 }

@@ -82,11 +82,12 @@ pub fn train(
         &mut samples,
         cfg.hint_target as f32,
         cfg.hint_target_temperature as f32,
+        cfg.hint_target_min_gain as f32,
     );
     if hinted > 0 {
         eprintln!(
-            "note: {hinted} policy targets carry the exchange hints (train.hint_target {}, temperature {})",
-            cfg.hint_target, cfg.hint_target_temperature
+            "note: {hinted} policy targets carry the exchange hints (train.hint_target {}, temperature {}, min gain {})",
+            cfg.hint_target, cfg.hint_target_temperature, cfg.hint_target_min_gain
         );
     }
     for s in &skipped {
