@@ -207,6 +207,23 @@ impl MaterialEvaluator {
     }
 }
 
+/// The material player's priors of one position: a softmax of its move hints (pawns) at
+/// `temperature`, appended to `out`. The trainer's hint target (`train.hint_target`) uses the
+/// same, so the net is taught the priors the search mixes in.
+pub fn hint_priors(hints: &[f32], temperature: f32, out: &mut Vec<f32>) {
+    let max = hints.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+    let start = out.len();
+    out.extend(
+        hints
+            .iter()
+            .map(|&x| ((x - max) / temperature.max(1e-3)).exp()),
+    );
+    let sum: f32 = out[start..].iter().sum();
+    for p in &mut out[start..] {
+        *p /= sum.max(f32::MIN_POSITIVE);
+    }
+}
+
 impl Evaluator for MaterialEvaluator {
     fn id(&self) -> String {
         if self.tactical {
@@ -242,17 +259,11 @@ impl Evaluator for MaterialEvaluator {
     fn evaluate(&self, batch: &Batch, out: &mut Evaluation) {
         out.priors.clear();
         for &(a, b) in &batch.ranges {
-            let h = &batch.hints[a as usize..b as usize];
-            let max = h.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-            let start = out.priors.len();
-            out.priors.extend(
-                h.iter()
-                    .map(|&x| ((x - max) / self.prior_temperature.max(1e-3)).exp()),
+            hint_priors(
+                &batch.hints[a as usize..b as usize],
+                self.prior_temperature,
+                &mut out.priors,
             );
-            let sum: f32 = out.priors[start..].iter().sum();
-            for p in &mut out.priors[start..] {
-                *p /= sum.max(f32::MIN_POSITIVE);
-            }
         }
         out.wdl.clear();
         out.wdl

@@ -21,8 +21,8 @@ pub mod tree;
 
 pub use config::{PriorMix, RootSearch, SearchConfig, TargetPriors, MIN_POLICY_TEMPERATURE};
 pub use evaluator::{
-    Batch, BuiltinEvaluators, Evaluation, Evaluator, EvaluatorResolver, MaterialEvaluator,
-    ResolveError, TacticalBlend, UniformEvaluator,
+    hint_priors, Batch, BuiltinEvaluators, Evaluation, Evaluator, EvaluatorResolver,
+    MaterialEvaluator, ResolveError, TacticalBlend, UniformEvaluator,
 };
 pub use gumbel::GumbelParams;
 pub use round::{best_move, Round};

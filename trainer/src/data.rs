@@ -143,19 +143,6 @@ impl Samples {
     }
 }
 
-/// The softmax of `hints` (pawns) at `temperature`, as the material player's priors.
-fn hint_softmax(hints: &[f32], temperature: f32) -> Vec<f32> {
-    let max = hints.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-    let e: Vec<f32> = hints
-        .iter()
-        .map(|&h| ((h - max) / temperature).exp())
-        .collect();
-    let sum: f32 = e.iter().sum();
-    e.into_iter()
-        .map(|x| x / sum.max(f32::MIN_POSITIVE))
-        .collect()
-}
-
 /// Mixes the exchange hints into every policy target (`train.hint_target`): each sample that
 /// has one gets `(1 - weight) * target + weight * softmax(hints / temperature)` over its legal
 /// moves. A teacher's one-hot target then also says what every other move wins or hangs.
@@ -173,7 +160,6 @@ pub fn mix_hint_targets(
     }
     let variant = samples.variant.clone();
     let tactics = varzero_search::Tactics::new(&variant);
-    let enc = Encoding::new(&variant);
     samples
         .items
         .par_iter_mut()
@@ -182,18 +168,20 @@ pub fn mix_hint_targets(
                 return 0;
             }
             let mut pos = Position::from_fen(&variant, &s.fen).expect("validated when loaded");
-            let stm = pos.side_to_move();
+            // `legal` holds the policy indices of these moves, in this order.
             let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
             let mut hints = vec![0f32; moves.len()];
             tactics.move_hints(&mut pos, &moves, &mut hints);
             if hints.iter().cloned().fold(f32::NEG_INFINITY, f32::max) < min_gain {
                 return 0;
             }
-            let h = hint_softmax(&hints, temperature);
-            let mut target: Vec<(u32, f32)> = moves
+            let mut h = Vec::with_capacity(hints.len());
+            varzero_search::hint_priors(&hints, temperature, &mut h);
+            let mut target: Vec<(u32, f32)> = s
+                .legal
                 .iter()
                 .zip(&h)
-                .map(|(&m, &p)| (enc.policy_index(m, stm) as u32, weight * p))
+                .map(|(&k, &p)| (k, weight * p))
                 .collect();
             for &(k, p) in &s.policy {
                 match target.iter_mut().find(|(j, _)| *j == k) {
@@ -312,13 +300,17 @@ mod tests {
         let stm = pos.side_to_move();
         let moves: Vec<_> = pos.legal_moves().iter().copied().collect();
         let idx = |u: &str| enc.policy_index(pos.parse_uci(u).unwrap(), stm) as u32;
+        let legal: Vec<u32> = moves
+            .iter()
+            .map(|&m| enc.policy_index(m, stm) as u32)
+            .collect();
         let mut samples = Samples {
             variant: v.clone(),
             items: vec![
                 Sample {
                     fen: fen.into(),
                     policy: vec![(idx("a3a4"), 1.0)],
-                    legal: Vec::new(),
+                    legal: legal.clone(),
                     wdl: [0.0, 1.0, 0.0],
                     source: 0,
                     next: None,
@@ -326,7 +318,7 @@ mod tests {
                 Sample {
                     fen: fen.into(),
                     policy: Vec::new(),
-                    legal: Vec::new(),
+                    legal,
                     wdl: [0.0, 1.0, 0.0],
                     source: 0,
                     next: None,
