@@ -72,6 +72,13 @@ pub struct SearchConfig {
     /// priors (`tactics_priors`): below 1 a move that hangs a piece keeps less prior, above 1
     /// more. The material player's own priors keep 1.
     pub tactics_prior_temperature: f32,
+    /// Plies at the start of the blend's quiescence search (`tactics`) in which quiet moves
+    /// that give check are searched besides captures: 1 lets a leaf see a mate by the side to
+    /// move's quiet check. 0 searches captures only.
+    pub tactics_checks: u32,
+    /// Where the blend's quiescence search proves a mate, the leaf's value is that result
+    /// whole, not `tactics` of it: a forced mate is not a matter of opinion for the net.
+    pub tactics_mates: bool,
     /// Softmax temperature of the evaluator's own priors (lc0's `PolicyTemperature`): the
     /// search uses prior^(1 / T), renormalised, before any tactical mix. 1 leaves them alone;
     /// above 1 spreads a small net's over-confident priors over more moves.
@@ -83,6 +90,10 @@ pub struct SearchConfig {
     /// to it again (docs/runs.md measures both).
     pub gumbel_target_priors: TargetPriors,
 }
+
+/// The most plies of quiet checks in the blend's quiescence search
+/// ([`SearchConfig::tactics_checks`]): each one multiplies a leaf's cost by the moves it tries.
+pub const MAX_TACTICS_CHECKS: u32 = 4;
 
 /// The least [`SearchConfig::policy_temperature`]: below it the priors are all but one-hot.
 pub const MIN_POLICY_TEMPERATURE: f32 = 0.1;
@@ -160,6 +171,8 @@ impl Default for SearchConfig {
             tactics_priors_mix: PriorMix::Geometric,
             tactics_scale: crate::evaluator::MATERIAL_SCALE,
             tactics_prior_temperature: 1.0,
+            tactics_checks: 0,
+            tactics_mates: false,
             policy_temperature: 1.0,
             gumbel_target_priors: TargetPriors::Search,
         }
@@ -219,6 +232,12 @@ impl SearchConfig {
                 x,
             );
         }
+        p.check(
+            self.tactics_checks <= MAX_TACTICS_CHECKS,
+            &k("tactics_checks"),
+            &format!("at most {MAX_TACTICS_CHECKS}"),
+            self.tactics_checks,
+        );
         p.check(
             self.forced_playouts.is_finite() && self.forced_playouts >= 0.0,
             &k("forced_playouts"),
@@ -289,6 +308,7 @@ mod tests {
             cheap_fraction: f32::NAN,
             tactics_priors: 1.5,
             tactics_scale: 0.0,
+            tactics_checks: MAX_TACTICS_CHECKS + 1,
             ..SearchConfig::default()
         };
         s.check("search", &mut p);
@@ -299,9 +319,10 @@ mod tests {
             "search.cheap_fraction",
             "search.tactics_priors",
             "search.tactics_scale",
+            "search.tactics_checks",
         ] {
             assert!(text.contains(key), "{key} not named: {text}");
         }
-        assert_eq!(p.0.len(), 5, "{text}");
+        assert_eq!(p.0.len(), 6, "{text}");
     }
 }

@@ -161,6 +161,10 @@ impl Evaluator for UniformEvaluator {
 /// The material player's logistic scale per pawn ([`MaterialEvaluator::scale`]).
 pub const MATERIAL_SCALE: f32 = 0.5;
 
+/// A quiescence value at least this far from 0 is a mate the search proved: no material
+/// balance and mop-up come near it ([`crate::tactics::MATE`] is the mate's score).
+const PROVEN_MATE: f32 = crate::tactics::MATE / 2.0;
+
 pub struct MaterialEvaluator {
     pub tactics: Tactics,
     pub tactical: bool,
@@ -284,6 +288,8 @@ pub struct TacticalBlend {
     material: MaterialEvaluator,
     weight: f32,
     prior_weight: f32,
+    /// [`crate::SearchConfig::tactics_mates`].
+    mates: bool,
     mix: crate::PriorMix,
     /// [`crate::SearchConfig::policy_temperature`].
     temperature: f32,
@@ -344,7 +350,33 @@ impl TacticalBlend {
         prior_weight: f32,
         mix: crate::PriorMix,
         policy_temperature: f32,
+        scale_and_temperature: (f32, f32),
+    ) -> Arc<dyn Evaluator> {
+        Self::wrap_full(
+            inner,
+            variant,
+            weight,
+            prior_weight,
+            mix,
+            policy_temperature,
+            scale_and_temperature,
+            (0, false),
+        )
+    }
+
+    /// [`Self::wrap_tuned`] with the quiescence search's plies of quiet checks and the mate
+    /// rule (`checks`, `mates`) set ([`crate::SearchConfig::tactics_checks`],
+    /// [`crate::SearchConfig::tactics_mates`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn wrap_full(
+        inner: Arc<dyn Evaluator>,
+        variant: &Arc<Variant>,
+        weight: f32,
+        prior_weight: f32,
+        mix: crate::PriorMix,
+        policy_temperature: f32,
         (scale, prior_temperature): (f32, f32),
+        (checks, mates): (u32, bool),
     ) -> Arc<dyn Evaluator> {
         let tempered =
             policy_temperature.is_finite() && policy_temperature > 0.0 && policy_temperature != 1.0;
@@ -360,7 +392,9 @@ impl TacticalBlend {
         if prior_temperature.is_finite() && prior_temperature > 0.0 {
             material.prior_temperature = prior_temperature;
         }
+        material.tactics.checks = checks;
         Arc::new(TacticalBlend {
+            mates,
             inner,
             material,
             weight: weight.clamp(0.0, 1.0),
@@ -382,7 +416,7 @@ impl TacticalBlend {
         variant: &Arc<Variant>,
         cfg: &crate::SearchConfig,
     ) -> Arc<dyn Evaluator> {
-        Self::wrap_tuned(
+        Self::wrap_full(
             inner,
             variant,
             cfg.tactics,
@@ -390,6 +424,7 @@ impl TacticalBlend {
             cfg.tactics_priors_mix,
             cfg.policy_temperature,
             (cfg.tactics_scale, cfg.tactics_prior_temperature),
+            (cfg.tactics_checks, cfg.tactics_mates),
         )
     }
 }
@@ -401,6 +436,12 @@ impl Evaluator for TacticalBlend {
             id += &format!("+tactics={}", self.weight);
             if self.material.scale != MATERIAL_SCALE {
                 id += &format!("+scale={}", self.material.scale);
+            }
+            if self.material.tactics.checks > 0 {
+                id += &format!("+checks={}", self.material.tactics.checks);
+            }
+            if self.mates {
+                id += "+mates";
             }
         }
         if self.prior_weight > 0.0 {
@@ -462,7 +503,16 @@ impl Evaluator for TacticalBlend {
         let w = self.weight;
         if w > 0.0 {
             for (i, v) in out.wdl.iter_mut().enumerate() {
-                let t = self.material.wdl(batch.inputs[i * stride + n]);
+                let q = batch.inputs[i * stride + n];
+                if self.mates && q.abs() >= PROVEN_MATE {
+                    *v = if q > 0.0 {
+                        [1.0, 0.0, 0.0]
+                    } else {
+                        [0.0, 0.0, 1.0]
+                    };
+                    continue;
+                }
+                let t = self.material.wdl(q);
                 for k in 0..3 {
                     v[k] = (1.0 - w) * v[k] + w * t[k];
                 }
@@ -732,6 +782,84 @@ mod tests {
             },
         );
         assert_eq!(plain.id(), "skewed+tactics=1+tactics_priors=1");
+    }
+
+    #[test]
+    fn a_mate_the_quiescence_search_proves_takes_the_leaf_value_whole() {
+        let v = Variant::builtin("makruk").unwrap();
+        // Ra8 mates (the white king on g6 takes g7 and h7): only a search of quiet checks
+        // sees it. Skewed's own value is [0.25, 0.5, 0.25].
+        let mut pos = Position::from_fen(&v, "7k/8/6K1/8/8/8/8/R7 w - - 0 1").unwrap();
+        let moves = pos.legal_moves();
+        let leaf = |cfg: crate::SearchConfig, pos: &mut Position| {
+            let blend = TacticalBlend::for_search(Arc::new(Skewed), &v, &cfg);
+            let mut batch = Batch::default();
+            batch.push_leaf(&*blend, pos, moves.as_slice());
+            let mut out = Evaluation::default();
+            blend.evaluate(&batch, &mut out);
+            (blend.id(), out.wdl[0])
+        };
+        let half = crate::SearchConfig {
+            tactics: 0.5,
+            ..crate::SearchConfig::default()
+        };
+        // Checks and the mate rule: a win, whole.
+        let (id, wdl) = leaf(
+            crate::SearchConfig {
+                tactics_checks: 1,
+                tactics_mates: true,
+                ..half.clone()
+            },
+            &mut pos,
+        );
+        assert_eq!(id, "skewed+tactics=0.5+checks=1+mates");
+        assert_eq!(wdl, [1.0, 0.0, 0.0]);
+        // Checks without the rule: half of Skewed's value and half of a win, by hand
+        // (the material player's logistic at 200 pawns is 1 to f32 precision).
+        let (_, wdl) = leaf(
+            crate::SearchConfig {
+                tactics_checks: 1,
+                ..half.clone()
+            },
+            &mut pos,
+        );
+        for (got, want) in wdl.iter().zip([0.625, 0.25, 0.125]) {
+            assert!((got - want).abs() < 1e-6, "{wdl:?}");
+        }
+        // The rule without checks: the capture-only search sees no mate, so the value is the
+        // plain blend of its quiescence value (a rook up, with the mop-up), not a win.
+        let (id, wdl) = leaf(
+            crate::SearchConfig {
+                tactics_mates: true,
+                ..half.clone()
+            },
+            &mut pos,
+        );
+        assert_eq!(id, "skewed+tactics=0.5+mates");
+        let m = MaterialEvaluator::new(&v);
+        let q = m.tactics.quiesce(&mut pos);
+        assert!((5.0..20.0).contains(&q), "quiescence value {q}");
+        let t = m.wdl(q);
+        for k in 0..3 {
+            let want = 0.5 * [0.25, 0.5, 0.25][k] + 0.5 * t[k];
+            assert!((wdl[k] - want).abs() < 1e-6, "{wdl:?}");
+        }
+        // A proven loss (the quiescence value a mate against the side to move, written into
+        // the leaf's input by hand) is a loss whole.
+        let blend = TacticalBlend::for_search(
+            Arc::new(Skewed),
+            &v,
+            &crate::SearchConfig {
+                tactics_mates: true,
+                ..half
+            },
+        );
+        let mut batch = Batch::default();
+        batch.push_leaf(&*blend, &mut pos, moves.as_slice());
+        *batch.inputs.last_mut().unwrap() = -crate::tactics::MATE;
+        let mut out = Evaluation::default();
+        blend.evaluate(&batch, &mut out);
+        assert_eq!(out.wdl[0], [0.0, 0.0, 1.0]);
     }
 
     #[test]

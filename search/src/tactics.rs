@@ -30,6 +30,11 @@ pub struct Tactics {
     pub max_depth: u32,
     /// Nodes one quiescence search may visit.
     pub max_nodes: u32,
+    /// Plies, from the quiescence search's root, in which quiet moves that give check are
+    /// searched besides captures (`search.tactics_checks`). A capture-only search cannot see
+    /// a mate by a quiet check, which is how a game against Fairy-Stockfish is usually lost;
+    /// each such ply costs a make and unmake of every quiet move.
+    pub checks: u32,
     /// Per kind: the bit mask of the (non-royal) kinds worth less.
     cheaper: Vec<u32>,
     /// The bit mask of every kind.
@@ -77,6 +82,7 @@ impl Tactics {
             royal_kind: v.royal_kind(),
             max_depth: 8,
             max_nodes: 400,
+            checks: 0,
             mop_up: 3.0,
         }
     }
@@ -298,14 +304,27 @@ impl Tactics {
             alpha = alpha.max(stand);
             best = stand;
         }
-        // Captures and promotions (every evasion in check), the most valuable victim first.
+        // Captures and promotions (every evasion in check), the most valuable victim first;
+        // in the first `checks` plies quiet checks too, after every capture.
+        let quiet_checks = !in_check && self.max_depth.saturating_sub(depth) < self.checks;
         let mut cand: [(f32, Move); 128] = [(0.0, Move::NONE); 128];
         let mut n = 0;
         for &m in moves.iter() {
+            if n >= cand.len() {
+                break;
+            }
             let g = self.gain(pos, m);
-            if (in_check || g > 0.0) && n < cand.len() {
+            if in_check || g > 0.0 {
                 cand[n] = (g * 64.0 - self.attacker_order(pos, m).min(63.0), m);
                 n += 1;
+            } else if quiet_checks {
+                pos.make(m);
+                let check = pos.in_check();
+                pos.unmake();
+                if check {
+                    cand[n] = (-64.0 - self.attacker_order(pos, m).min(63.0), m);
+                    n += 1;
+                }
             }
         }
         let cand = &mut cand[..n];
@@ -483,5 +502,29 @@ mod tests {
         // Black to move sees the same bonus against it.
         let black = pos("makruk", "k7/8/8/8/8/8/8/4K2R b - - 0 1");
         assert_eq!(t.static_eval(&black), -t.static_eval(&corner));
+    }
+
+    #[test]
+    fn quiet_checks_let_the_quiescence_search_see_a_mate_in_one() {
+        // Ra8 mates: the rook checks along the eighth rank and takes g8, the white king on g6
+        // takes g7 and h7. No capture is on the board, so a capture-only search stands pat on
+        // the material, a rook up (5 pawns in Makruk's file).
+        let mut p = pos("makruk", "7k/8/6K1/8/8/8/8/R7 w - - 0 1");
+        let mut t = tactics(&p);
+        assert_eq!(t.quiesce(&mut p), 5.0);
+        t.checks = 1;
+        assert_eq!(t.quiesce(&mut p), MATE);
+        // With the king on f6, h7 is free: Ra8+ Kh7 and the check wins nothing, so the value
+        // stays the material's.
+        let mut q = pos("makruk", "7k/8/5K2/8/8/8/8/R7 w - - 0 1");
+        assert_eq!(t.quiesce(&mut q), 5.0);
+        // From the defending side's view, one ply later, the mate is already on the board.
+        p.play_uci("a1a8").unwrap();
+        assert!(p.outcome().is_some());
+        // The colours swapped: black's quiet check mates, from black's view.
+        let mut b = pos("makruk", "7K/8/6k1/8/8/8/8/r7 b - - 0 1");
+        assert_eq!(t.quiesce(&mut b), MATE);
+        t.checks = 0;
+        assert_eq!(t.quiesce(&mut b), 5.0);
     }
 }
