@@ -329,29 +329,6 @@ impl TacticalBlend {
         mix: crate::PriorMix,
         policy_temperature: f32,
     ) -> Arc<dyn Evaluator> {
-        Self::wrap_tuned(
-            inner,
-            variant,
-            weight,
-            prior_weight,
-            mix,
-            policy_temperature,
-            (MATERIAL_SCALE, 1.0),
-        )
-    }
-
-    /// [`Self::wrap_mixed`] with the material side's logistic scale and hint temperature
-    /// (`scale`, `prior_temperature`) set ([`crate::SearchConfig::tactics_scale`],
-    /// [`crate::SearchConfig::tactics_prior_temperature`]).
-    pub fn wrap_tuned(
-        inner: Arc<dyn Evaluator>,
-        variant: &Arc<Variant>,
-        weight: f32,
-        prior_weight: f32,
-        mix: crate::PriorMix,
-        policy_temperature: f32,
-        scale_and_temperature: (f32, f32),
-    ) -> Arc<dyn Evaluator> {
         Self::wrap_full(
             inner,
             variant,
@@ -359,14 +336,16 @@ impl TacticalBlend {
             prior_weight,
             mix,
             policy_temperature,
-            scale_and_temperature,
+            (MATERIAL_SCALE, 1.0),
             (0, false),
         )
     }
 
-    /// [`Self::wrap_tuned`] with the quiescence search's plies of quiet checks and the mate
-    /// rule (`checks`, `mates`) set ([`crate::SearchConfig::tactics_checks`],
-    /// [`crate::SearchConfig::tactics_mates`]).
+    /// [`Self::wrap_mixed`] with the material side's logistic scale and hint temperature
+    /// (`scale`, `prior_temperature`: [`crate::SearchConfig::tactics_scale`],
+    /// [`crate::SearchConfig::tactics_prior_temperature`]) and the quiescence search's plies of
+    /// quiet checks and mate rule (`checks`, `mates`: [`crate::SearchConfig::tactics_checks`],
+    /// [`crate::SearchConfig::tactics_mates`]) set.
     #[allow(clippy::too_many_arguments)]
     pub fn wrap_full(
         inner: Arc<dyn Evaluator>,
